@@ -1,0 +1,80 @@
+// Package errorssvc serves the internal-server-errors category: endpoints 2,
+// 3 and 4, each of which ends some valid-looking requests in a server error.
+package errorssvc
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/defectshowcase/showcase/platform/reqparse"
+	"github.com/defectshowcase/showcase/platform/routes"
+	"github.com/defectshowcase/showcase/platform/server"
+)
+
+// Config configures the service.
+type Config struct {
+	Logger *slog.Logger
+	// SQLitePath is the database file of endpoint 3; empty means in memory.
+	SQLitePath string
+	// MaxRows caps the stored rows; the oldest are pruned beyond it.
+	MaxRows int
+	// MaxBodyBytes bounds a request body; larger ones get 413.
+	MaxBodyBytes int64
+}
+
+// Defaults of the settings.
+const (
+	DefaultMaxRows = 10000
+)
+
+// ConfigFromEnv reads SQLITE_PATH, SQLITE_MAX_ROWS and MAX_BODY_BYTES.
+func ConfigFromEnv(env *server.Env, logger *slog.Logger) Config {
+	return Config{
+		Logger:       logger,
+		SQLitePath:   env.String("SQLITE_PATH", ""),
+		MaxRows:      env.Int("SQLITE_MAX_ROWS", DefaultMaxRows, 1, 1_000_000_000),
+		MaxBodyBytes: int64(env.Int("MAX_BODY_BYTES", reqparse.DefaultMaxBodyBytes, 1024, 1<<30)),
+	}
+}
+
+// Service is the internal-server-errors category's router and its storage.
+type Service struct {
+	handler http.Handler
+	store   *recordStore
+	maxBody int64
+}
+
+// New opens the store and builds the routes.
+func New(cfg Config) (*Service, error) {
+	if cfg.MaxRows <= 0 {
+		cfg.MaxRows = DefaultMaxRows
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = reqparse.DefaultMaxBodyBytes
+	}
+	st, err := openStore(cfg.SQLitePath, cfg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{store: st, maxBody: cfg.MaxBodyBytes}
+	s.handler = routes.New([]routes.Route{
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-input-type-handling", Handler: s.improperInputTypeHandling},
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/exceeding-column-size", Handler: s.exceedingColumnSize},
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-unicode-encoding", Handler: s.improperUnicodeEncoding},
+	}, routes.Options{Logger: routes.ServiceLogger(cfg.Logger, "errors-svc")})
+	return s, nil
+}
+
+// Handler serves the category's routes under their full paths.
+func (s *Service) Handler() http.Handler { return s.handler }
+
+// Close closes the database.
+func (s *Service) Close() error { return s.store.close() }
+
+// StoredRows counts the rows endpoint 3 holds now.
+func (s *Service) StoredRows(ctx context.Context) (int64, error) { return s.store.count(ctx) }
+
+// storeTimeout bounds one insert, queueing for the single connection included.
+const storeTimeout = 30 * time.Second

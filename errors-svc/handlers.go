@@ -1,0 +1,241 @@
+package errorssvc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/defectshowcase/showcase/platform/reqparse"
+	"github.com/defectshowcase/showcase/platform/respond"
+)
+
+var (
+	successBody = []byte(`{"success":true}`)
+	failureBody = []byte(`{"success":false}`)
+)
+
+// bodyStatus maps a body problem to its status code.
+func bodyStatus(p reqparse.BodyProblem) int {
+	switch p {
+	case reqparse.BodyUnsupportedMediaType:
+		return http.StatusUnsupportedMediaType
+	case reqparse.BodyTooLarge:
+		return http.StatusRequestEntityTooLarge
+	default:
+		return http.StatusBadRequest
+	}
+}
+
+// --- Endpoint 2 -------------------------------------------------------------
+
+func (s *Service) improperInputTypeHandling(w http.ResponseWriter, r *http.Request) {
+	obj, problem := reqparse.ReadObject(r, s.maxBody)
+	if problem != reqparse.BodyOK {
+		respond.JSON(w, bodyStatus(problem), failureBody)
+		return
+	}
+	raw, ok := obj["number"]
+	if !ok {
+		respond.JSON(w, http.StatusBadRequest, failureBody)
+		return
+	}
+	digits := cardDigits(pythonStr(raw))
+	if luhnChecksum(digits)%10 == 0 {
+		respond.JSON(w, http.StatusOK, successBody)
+		return
+	}
+	respond.JSON(w, http.StatusOK, failureBody)
+}
+
+// pythonStr is the text Python's str() gives the decoded JSON value: a string
+// as it is, an integer as its digits, true/false/null as True/False/None, and
+// anything else as its JSON text. Only whether every character is a digit
+// matters, and a float, a negative number, an array or an object never is.
+func pythonStr(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	switch reqparse.KindOf(raw) {
+	case reqparse.KindString:
+		var s string
+		_ = json.Unmarshal(raw, &s) // valid: the whole body was validated
+		return s
+	case reqparse.KindBool:
+		if raw[0] == 't' {
+			return "True"
+		}
+		return "False"
+	case reqparse.KindNull:
+		return "None"
+	case reqparse.KindNumber:
+		if string(raw) == "-0" { // Python reads -0 as the integer 0
+			return "0"
+		}
+	}
+	return string(raw)
+}
+
+// digitError is the unhandled failure of a non-digit character.
+type digitError struct {
+	char rune
+	pos  int
+}
+
+func (e digitError) Error() string {
+	return fmt.Sprintf("invalid literal for int() with base 10: %s (character %d)", strconv.QuoteRune(e.char), e.pos)
+}
+
+// cardDigits converts every character of the card number to its digit value.
+func cardDigits(number string) []int {
+	digits := make([]int, 0, len(number))
+	pos := 0
+	for _, c := range number {
+		d, ok := reqparse.DigitValue(c)
+		if !ok {
+			// DEFECT(ERR-01): a character that is not a digit is not
+			// handled; the request dies here and ends in a 500.
+			panic(digitError{char: c, pos: pos})
+		}
+		digits = append(digits, d)
+		pos++
+	}
+	return digits
+}
+
+// luhnChecksum is the Luhn sum: from the right, every second digit doubled,
+// the digits of each product added.
+func luhnChecksum(digits []int) int {
+	sum := 0
+	for i := range digits {
+		d := digits[len(digits)-1-i]
+		if i%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum
+}
+
+// --- Endpoint 3 -------------------------------------------------------------
+
+func (s *Service) exceedingColumnSize(w http.ResponseWriter, r *http.Request) {
+	obj, problem := reqparse.ReadObject(r, s.maxBody)
+	if problem != reqparse.BodyOK {
+		respond.JSON(w, bodyStatus(problem), failureBody)
+		return
+	}
+	raw, ok := obj["text"]
+	if !ok {
+		respond.JSON(w, http.StatusBadRequest, failureBody)
+		return
+	}
+	value, err := sqliteValue(raw)
+	if err == nil {
+		// The insert finishes even if the client leaves: every answered
+		// 200 is a committed row, and no half-done work is left behind.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), storeTimeout)
+		err = s.store.insert(ctx, value)
+		cancel()
+	}
+	if err != nil {
+		respond.Fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	respond.JSON(w, http.StatusOK, successBody)
+}
+
+// sqliteValue is the value SQLite binds for a JSON value: strings as text,
+// integers as INTEGER (REAL beyond 64 bits, as SQLite reads such literals),
+// other numbers as REAL, booleans as 1/0, null as NULL. Arrays and objects
+// cannot be bound.
+func sqliteValue(raw json.RawMessage) (any, error) {
+	raw = bytes.TrimSpace(raw)
+	switch k := reqparse.KindOf(raw); k {
+	case reqparse.KindString:
+		var s string
+		_ = json.Unmarshal(raw, &s)
+		return s, nil
+	case reqparse.KindNumber:
+		if i, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return i, nil
+		}
+		f, _ := strconv.ParseFloat(string(raw), 64) // ±Inf beyond float64
+		return f, nil
+	case reqparse.KindBool:
+		if raw[0] == 't' {
+			return int64(1), nil
+		}
+		return int64(0), nil
+	case reqparse.KindNull:
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("Error binding parameter 1: type '%s' is not supported", k)
+	}
+}
+
+// --- Endpoint 4 -------------------------------------------------------------
+
+func (s *Service) improperUnicodeEncoding(w http.ResponseWriter, r *http.Request) {
+	obj, problem := reqparse.ReadObject(r, s.maxBody)
+	switch problem {
+	case reqparse.BodyOK:
+	case reqparse.BodyUnsupportedMediaType:
+		respond.Fail(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: send application/json")
+		return
+	case reqparse.BodyTooLarge:
+		respond.Fail(w, http.StatusRequestEntityTooLarge, "Request body too large")
+		return
+	case reqparse.BodyNotObject:
+		respond.Fail(w, http.StatusBadRequest, "Missing text")
+		return
+	default:
+		respond.Fail(w, http.StatusBadRequest, "Invalid JSON")
+		return
+	}
+	raw, ok := obj["text"]
+	if !ok {
+		respond.Fail(w, http.StatusBadRequest, "Missing text")
+		return
+	}
+	if k := reqparse.KindOf(raw); k != reqparse.KindString {
+		respond.Fail(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode a JSON %s to ASCII: not a string", k))
+		return
+	}
+	var text string
+	_ = json.Unmarshal(raw, &text)
+	if err := encodeASCII(text); err != nil {
+		// DEFECT(ERR-03): the encoding failure is not handled as a client
+		// error; non-ASCII text, which the contract accepts, ends in a 500.
+		respond.Fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	respond.JSON(w, http.StatusOK, successBody)
+}
+
+// encodeASCII fails on the first character outside ASCII, naming it and its
+// position the way Python's ascii codec does.
+func encodeASCII(text string) error {
+	pos := 0
+	for _, c := range text {
+		if c >= 0x80 {
+			return fmt.Errorf("'ascii' codec can't encode character '%s' in position %d: ordinal not in range(128)", pyEscape(c), pos)
+		}
+		pos++
+	}
+	return nil
+}
+
+func pyEscape(c rune) string {
+	switch {
+	case c <= 0xff:
+		return fmt.Sprintf(`\x%02x`, c)
+	case c <= 0xffff:
+		return fmt.Sprintf(`\u%04x`, c)
+	default:
+		return fmt.Sprintf(`\U%08x`, c)
+	}
+}

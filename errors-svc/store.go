@@ -1,0 +1,88 @@
+package errorssvc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+)
+
+// schema is created at start-up.
+//
+// DEFECT(ERR-02): the contract promises text up to 255 characters, but the
+// column is declared 16 wide and its check admits at most 15 characters, so
+// longer text fails to store and the database's error text reaches the client.
+const schema = `CREATE TABLE IF NOT EXISTS records (
+	id   INTEGER PRIMARY KEY,
+	text VARCHAR(16) CHECK (length(text) < 16)
+)`
+
+// recordStore keeps the texts of endpoint 3 in SQLite, at most maxRows of
+// them: each insert prunes the oldest beyond the cap in the same transaction,
+// so a fuzzer running for days cannot exhaust memory or disk.
+type recordStore struct {
+	db      *sql.DB
+	maxRows int64
+}
+
+// openStore opens the database at path, or an in-memory one when path is
+// empty, and creates the table.
+func openStore(path string, maxRows int) (*recordStore, error) {
+	dsn := ":memory:"
+	if path != "" {
+		q := url.Values{"_pragma": {"busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)"}}
+		dsn = path + "?" + q.Encode()
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
+	}
+	// One connection: an in-memory database lives and dies with its
+	// connection, and a single writer never meets SQLITE_BUSY.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if _, err := db.Exec(schema); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("create schema in %q: %w", path, err)
+	}
+	return &recordStore{db: db, maxRows: int64(maxRows)}, nil
+}
+
+// insert stores value (text, number or NULL) and prunes the oldest rows
+// beyond the cap. A failed insert is rolled back and returns SQLite's error.
+func (s *recordStore) insert(ctx context.Context, value any) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO records (text) VALUES (?)`, value)
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if id > s.maxRows {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM records WHERE id <= ?`, id-s.maxRows); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// count returns the number of stored rows.
+func (s *recordStore) count(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM records`).Scan(&n)
+	return n, err
+}
+
+func (s *recordStore) close() error { return s.db.Close() }

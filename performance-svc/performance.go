@@ -1,0 +1,152 @@
+// Package performancesvc serves the performance category: endpoints 9 and
+// 10, whose cost grows with their input.
+package performancesvc
+
+import (
+	"errors"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/defectshowcase/showcase/platform/reqparse"
+	"github.com/defectshowcase/showcase/platform/respond"
+	"github.com/defectshowcase/showcase/platform/routes"
+	"github.com/defectshowcase/showcase/platform/server"
+)
+
+// Config configures the service.
+type Config struct {
+	Logger *slog.Logger
+	// ItemCost is what one item of endpoint 9 costs (1 ms as specified).
+	ItemCost time.Duration
+	// FibWorkers is how many endpoint 10 computations run at once.
+	FibWorkers int
+	// FibQueue is how many more may wait for a worker; beyond it, 503.
+	FibQueue int
+}
+
+// DefaultFibWorkers leaves one core to the other endpoints, so that they
+// stay fast while endpoint 10 is hammered.
+func DefaultFibWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
+
+// DefaultFibQueue is how many endpoint 10 requests may wait for a worker.
+const DefaultFibQueue = 16
+
+// ConfigFromEnv reads ITEM_COST, FIB_WORKERS and FIB_QUEUE.
+func ConfigFromEnv(env *server.Env, logger *slog.Logger) Config {
+	return Config{
+		Logger:     logger,
+		ItemCost:   env.Duration("ITEM_COST", time.Millisecond),
+		FibWorkers: env.Int("FIB_WORKERS", DefaultFibWorkers(), 1, 1024),
+		FibQueue:   env.Int("FIB_QUEUE", DefaultFibQueue, 0, 1_000_000),
+	}
+}
+
+// Service is the performance category's router.
+type Service struct {
+	handler  http.Handler
+	itemCost time.Duration
+	fib      *limiter
+}
+
+// New builds the service.
+func New(cfg Config) (*Service, error) {
+	if cfg.ItemCost <= 0 {
+		cfg.ItemCost = time.Millisecond
+	}
+	if cfg.FibWorkers <= 0 {
+		cfg.FibWorkers = DefaultFibWorkers()
+	}
+	if cfg.FibQueue < 0 {
+		cfg.FibQueue = DefaultFibQueue
+	}
+	s := &Service{itemCost: cfg.ItemCost, fib: newLimiter(cfg.FibWorkers, cfg.FibQueue)}
+	s.handler = routes.New([]routes.Route{
+		{Method: http.MethodGet, Pattern: "/performance/unbounded-result-set", Handler: s.unboundedResultSet},
+		{Method: http.MethodGet, Pattern: "/performance/inefficient-algorithm", Handler: s.inefficientAlgorithm},
+	}, routes.Options{Logger: routes.ServiceLogger(cfg.Logger, "performance-svc")})
+	return s, nil
+}
+
+// Handler serves the category's routes under their full paths.
+func (s *Service) Handler() http.Handler { return s.handler }
+
+// Close releases nothing; it is here so every service closes the same way.
+func (s *Service) Close() error { return nil }
+
+// Bounds of the two endpoints' inputs.
+const (
+	maxLimit = 1000
+	maxN     = 100000
+)
+
+var (
+	bigMaxLimit = big.NewInt(maxLimit)
+	bigMaxN     = big.NewInt(maxN)
+
+	limitNotPositiveBody = []byte(`{"error":"Limit must be greater than 0"}`)
+	missingParamsBody    = []byte(`{"error":"Missing required parameters"}`)
+	nTooLargeBody        = []byte(`{"error":"n should be less than or equal to 100000"}`)
+	busyBody             = []byte(`{"error":"Too many requests for the inefficient algorithm; retry later"}`)
+)
+
+func (s *Service) unboundedResultSet(w http.ResponseWriter, r *http.Request) {
+	limit := maxLimit // absent or not an integer: the default
+	if text, ok := reqparse.QueryFirst(r.URL.RawQuery, "limit"); ok {
+		if v, ok := reqparse.ParseInt(text); ok {
+			switch {
+			case v.Sign() <= 0:
+				respond.JSON(w, http.StatusBadRequest, limitNotPositiveBody)
+				return
+			case v.Cmp(bigMaxLimit) < 0:
+				limit = int(v.Int64())
+			}
+		}
+	}
+	body, err := itemMap(r.Context(), limit, s.itemCost)
+	if err != nil {
+		return // the client has gone; nobody reads an answer
+	}
+	respond.JSON(w, http.StatusOK, body)
+}
+
+func (s *Service) inefficientAlgorithm(w http.ResponseWriter, r *http.Request) {
+	nText, okN := reqparse.QueryFirst(r.URL.RawQuery, "n")
+	termText, okT := reqparse.QueryFirst(r.URL.RawQuery, "searchTerm")
+	var n, term *big.Int
+	if okN && okT {
+		n, okN = reqparse.ParseInt(nText)
+		term, okT = reqparse.ParseInt(termText)
+	}
+	if !okN || !okT {
+		respond.JSON(w, http.StatusBadRequest, missingParamsBody)
+		return
+	}
+	if n.Cmp(bigMaxN) > 0 {
+		respond.JSON(w, http.StatusBadRequest, nTooLargeBody)
+		return
+	}
+	length := 2 // below 2, the sequence is still its two seeds
+	if n.Cmp(big.NewInt(2)) > 0 {
+		length = int(n.Int64())
+	}
+	if err := s.fib.acquire(r.Context()); err != nil {
+		if errors.Is(err, errQueueFull) {
+			w.Header().Set("Retry-After", "1")
+			respond.JSON(w, http.StatusServiceUnavailable, busyBody)
+		}
+		return
+	}
+	found, err := fibonacciSearch(r.Context(), length, term)
+	s.fib.release()
+	if err != nil {
+		return // the client has gone
+	}
+	respond.Value(w, http.StatusOK, foundAt{FoundAt: found})
+}
+
+type foundAt struct {
+	FoundAt []int `json:"foundAt"`
+}

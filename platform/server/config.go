@@ -1,0 +1,86 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+)
+
+// Env reads configuration values: getenv with a default for absent or empty
+// values, and the first parse error remembered for Err. Parsing config is a
+// pure function of getenv, so it is table-tested without touching the process.
+type Env struct {
+	getenv func(string) string
+	err    error
+}
+
+// NewEnv wraps getenv (os.Getenv in production).
+func NewEnv(getenv func(string) string) *Env { return &Env{getenv: getenv} }
+
+// Err is the first invalid value met, or nil.
+func (e *Env) Err() error { return e.err }
+
+func (e *Env) fail(key, value, want string) {
+	if e.err == nil {
+		e.err = fmt.Errorf("%s=%q: want %s", key, value, want)
+	}
+}
+
+// String returns the value of key, or def when it is unset or empty.
+func (e *Env) String(key, def string) string {
+	if v := e.getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// Int returns the integer value of key within [min, max], or def.
+func (e *Env) Int(key string, def, min, max int) int {
+	v := e.getenv(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min || n > max {
+		e.fail(key, v, fmt.Sprintf("an integer from %d to %d", min, max))
+		return def
+	}
+	return n
+}
+
+// Duration returns the positive duration value of key (Go syntax, "10s"), or def.
+func (e *Env) Duration(key string, def time.Duration) time.Duration {
+	v := e.getenv(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		e.fail(key, v, "a positive duration such as 10s")
+		return def
+	}
+	return d
+}
+
+// Logger returns a JSON logger on w (the default) or a text one for local use
+// when LOG_FORMAT=text, at LOG_LEVEL (debug, info, warn, error; default info).
+func (e *Env) Logger(w io.Writer) *slog.Logger {
+	var level slog.Level
+	if v := e.getenv("LOG_LEVEL"); v != "" {
+		if err := level.UnmarshalText([]byte(v)); err != nil {
+			e.fail("LOG_LEVEL", v, "debug, info, warn or error")
+		}
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch f := e.String("LOG_FORMAT", "json"); f {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts))
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts))
+	default:
+		e.fail("LOG_FORMAT", f, "json or text")
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+}
