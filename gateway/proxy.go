@@ -39,6 +39,10 @@ func NewProxy(category string, target *url.URL, transport http.RoundTripper, log
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
+			// ReverseProxy drops query pairs Go cannot parse (a ';' in
+			// them); the services read such pairs as Werkzeug did, and the
+			// gateway reads no parameter itself, so the query passes as sent.
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetXForwarded()
 		},
 		Transport:  transport,

@@ -1,0 +1,230 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/defectshowcase/showcase/gateway/suite"
+)
+
+func loadContract(t testing.TB) *openapi3.T {
+	t.Helper()
+	src, err := os.ReadFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(src)
+	if err != nil {
+		t.Fatalf("openapi.yaml does not load: %v", err)
+	}
+	return doc
+}
+
+// The document's own validation reports exactly its one deliberate defect:
+// the global security requirement names a scheme that is not defined.
+func TestContractDocument(t *testing.T) {
+	t.Parallel()
+	doc := loadContract(t)
+	err := doc.Validate(context.Background(), openapi3.EnableMultiError())
+	if err == nil {
+		t.Fatal("the document validates cleanly; the undefined api_key scheme must be reported")
+	}
+	var problems []string
+	var me openapi3.MultiError
+	if errors.As(err, &me) {
+		for _, e := range me {
+			problems = append(problems, e.Error())
+		}
+	} else {
+		problems = []string{err.Error()}
+	}
+	if len(problems) != 1 || !strings.Contains(problems[0], `"api_key"`) {
+		t.Fatalf("want exactly the undefined api_key scheme, got %d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+	t.Logf("document validation: %s", problems[0])
+	if doc.OpenAPI != "3.0.2" || doc.Info.Version != "0.1" || len(doc.Servers) != 1 || doc.Servers[0].URL != "/" {
+		t.Fatalf("want OpenAPI 3.0.2, version 0.1, servers [/]; got %s, %s, %v", doc.OpenAPI, doc.Info.Version, doc.Servers)
+	}
+	if n := doc.Paths.Len(); n != 10 {
+		t.Fatalf("%d paths, want the ten endpoints", n)
+	}
+}
+
+// checker finds the deviations an API-testing tool reports for one
+// exchange: the response against the declared responses, server errors,
+// requests the contract forbids that were answered 2xx, and operations that
+// require an API key answered 2xx without one.
+type checker struct {
+	router   routers.Router
+	needsKey map[string]bool // "METHOD path" of operations requiring ApiKeyAuth
+}
+
+func newChecker(t testing.TB, base string) *checker {
+	t.Helper()
+	declared := loadContract(t)
+	needsKey := map[string]bool{}
+	for path, item := range declared.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.Security != nil {
+				for _, req := range *op.Security {
+					if _, ok := req["ApiKeyAuth"]; ok {
+						needsKey[method+" "+path] = true
+					}
+				}
+			}
+		}
+	}
+	// Requests are validated without security: the undefined global scheme
+	// would fail every one of them, and the key rule is checked above.
+	doc := loadContract(t)
+	// A tool resolves the relative server "/" against the URL it read the
+	// contract from: the instance under test.
+	doc.Servers = openapi3.Servers{{URL: base}}
+	doc.Security = nil
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			op.Security = nil
+		}
+	}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &checker{router: router, needsKey: needsKey}
+}
+
+// findings classifies one exchange; nil when the request is for no
+// operation of the contract (unknown paths, undeclared methods).
+func (ck *checker) findings(ctx context.Context, req *http.Request, body []byte, resp suite.Response) []suite.Finding {
+	route, params, err := ck.router.FindRoute(req)
+	if err != nil || req.URL.EscapedPath() != route.Path {
+		return nil // the router forgives a trailing slash; the contract does not
+	}
+	var fs []suite.Finding
+	ok2xx := resp.Status >= 200 && resp.Status < 300
+	if resp.Status >= 500 {
+		fs = append(fs, suite.ServerError)
+	}
+	if ck.needsKey[route.Method+" "+route.Path] && req.Header.Get("X-API-Key") == "" && ok2xx {
+		fs = append(fs, suite.AuthBypass)
+	}
+	req.Body = readCloser(body)
+	in := &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+	}
+	if err := openapi3filter.ValidateRequest(ctx, in); err != nil && ok2xx {
+		fs = append(fs, suite.AcceptedInvalid)
+	}
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 resp.Status,
+		Header:                 resp.Header,
+		Options:                &openapi3filter.Options{IncludeResponseStatus: true},
+	}
+	out.SetBodyBytes(resp.Body)
+	if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
+		var re *openapi3filter.ResponseError
+		switch {
+		case errors.As(err, &re) && re.Reason == "status is not supported":
+			fs = append(fs, suite.UndocumentedStatus)
+		case strings.Contains(err.Error(), "Content-Type"):
+			fs = append(fs, suite.WrongContentType)
+		default:
+			fs = append(fs, suite.InvalidBody)
+		}
+	}
+	return suite.SortedFindings(fs)
+}
+
+// validatorGaps are the cases where kin-openapi's reading of the contract
+// differs from the contract itself; the suite's cases state what the
+// contract implies, and these adjust for the validator, with the reason.
+var validatorGaps = map[string]struct {
+	extra, missing []suite.Finding
+	why            string
+}{
+	"InefficientAlgorithm/a term beyond 64 bits is found": {extra: []suite.Finding{suite.AcceptedInvalid},
+		why: "kin-openapi reads query integers as 64-bit numbers and rejects a valid 21-digit integer"},
+	"InefficientAlgorithm/a 4300-digit term finds nothing": {extra: []suite.Finding{suite.AcceptedInvalid},
+		why: "kin-openapi reads query integers as 64-bit numbers and rejects a valid 4300-digit integer"},
+	"UnboundedResultSet/an empty limit is 1000": {missing: []suite.Finding{suite.AcceptedInvalid},
+		why: "kin-openapi does not validate an empty query value, which is not an integer"},
+}
+
+// The planted deviations, and only they, are found: every case of the
+// suite declares the findings its exchange must show.
+func TestContractFindings(t *testing.T) {
+	t.Parallel()
+	ts := startEmbedded(t, nil)
+	ck := newChecker(t, ts.URL)
+	var mu sync.Mutex
+	summary := map[string]map[suite.Finding]int{}
+	for _, ep := range suite.Endpoints() {
+		t.Run(ep.Name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range ep.Cases {
+				t.Run(c.Rule, func(t *testing.T) {
+					t.Parallel()
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					resp, err := suite.Do(ctx, ts.Client(), ts.URL, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					req, err := c.Request(ctx, ts.URL)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := ck.findings(ctx, req, []byte(c.Body), resp)
+					want := c.Findings
+					if gap, ok := validatorGaps[ep.Name+"/"+c.Rule]; ok {
+						want = append(slices.DeleteFunc(slices.Clone(want), func(f suite.Finding) bool {
+							return slices.Contains(gap.missing, f)
+						}), gap.extra...)
+						t.Logf("validator gap: %s", gap.why)
+					}
+					want = suite.SortedFindings(want)
+					if !slices.Equal(got, want) {
+						t.Errorf("%s %s → %d: findings %v, want %v; body %s", req.Method, suite.Excerpt([]byte(c.Target)), resp.Status, got, want, suite.Excerpt(resp.Body))
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if summary[ep.Name] == nil {
+						summary[ep.Name] = map[suite.Finding]int{}
+					}
+					for _, f := range got {
+						summary[ep.Name][f]++
+					}
+				})
+			}
+		})
+	}
+	t.Cleanup(func() {
+		var b strings.Builder
+		for _, ep := range suite.Endpoints() {
+			fmt.Fprintf(&b, "\n  %-26s %v", ep.Name, summary[ep.Name])
+		}
+		t.Logf("findings per endpoint:%s", b.String())
+	})
+}
+
+func readCloser(b []byte) *nopCloser { return &nopCloser{bytes.NewReader(b)} }
+
+type nopCloser struct{ *bytes.Reader }
+
+func (nopCloser) Close() error { return nil }

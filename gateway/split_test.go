@@ -1,0 +1,134 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
+	errorssvc "github.com/defectshowcase/showcase/errors-svc"
+	performancesvc "github.com/defectshowcase/showcase/performance-svc"
+	securitysvc "github.com/defectshowcase/showcase/security-svc"
+
+	"github.com/defectshowcase/showcase/gateway/suite"
+)
+
+type split struct {
+	gateway   *httptest.Server
+	upstreams map[string]*httptest.Server // by category name
+}
+
+// startSplit starts the four services as separate servers on loopback and
+// the gateway proxying to them.
+func startSplit(t *testing.T) *split {
+	t.Helper()
+	type svc interface {
+		Handler() http.Handler
+		Close() error
+	}
+	must := func(s svc, err error) svc {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	services := map[string]svc{
+		"security":    must(securitysvc.New(securitysvc.Config{})),
+		"errors":      must(errorssvc.New(errorssvc.Config{})),
+		"conformance": must(conformancesvc.New(conformancesvc.Config{})),
+		"performance": must(performancesvc.New(performancesvc.Config{})),
+	}
+	env := map[string]string{}
+	sp := &split{upstreams: map[string]*httptest.Server{}}
+	for name, s := range services {
+		ts := httptest.NewServer(s.Handler())
+		sp.upstreams[name] = ts
+		t.Cleanup(func() {
+			ts.Close()
+			_ = s.Close()
+		})
+	}
+	env["UPSTREAM_SECURITY"] = sp.upstreams["security"].URL
+	env["UPSTREAM_ERRORS"] = sp.upstreams["errors"].URL
+	env["UPSTREAM_CONFORMANCE"] = sp.upstreams["conformance"].URL
+	env["UPSTREAM_PERFORMANCE"] = sp.upstreams["performance"].URL
+	sp.gateway = startEmbedded(t, env) // every category has an upstream: nothing is in-process
+	return sp
+}
+
+func TestSplitSuite(t *testing.T) {
+	t.Parallel()
+	sp := startSplit(t)
+	suite.Run(t, sp.gateway.URL, sp.gateway.Client())
+}
+
+// Embedded and split give the same status, Content-Type, Allow and body to
+// every case.
+func TestModesGiveIdenticalResults(t *testing.T) {
+	t.Parallel()
+	emb := startEmbedded(t, nil)
+	sp := startSplit(t)
+	for _, ep := range suite.Endpoints() {
+		for _, c := range ep.Cases {
+			t.Run(ep.Name+"/"+c.Rule, func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				a, err := suite.Do(ctx, emb.Client(), emb.URL, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := suite.Do(ctx, sp.gateway.Client(), sp.gateway.URL, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a.Status != b.Status || string(a.Body) != string(b.Body) {
+					t.Errorf("embedded %d %s, split %d %s", a.Status, suite.Excerpt(a.Body), b.Status, suite.Excerpt(b.Body))
+				}
+				for _, h := range []string{"Content-Type", "Content-Length", "Allow", "Retry-After"} {
+					if a.Header.Get(h) != b.Header.Get(h) {
+						t.Errorf("%s: embedded %q, split %q", h, a.Header.Get(h), b.Header.Get(h))
+					}
+				}
+			})
+		}
+	}
+}
+
+// An upstream that cannot be reached fails its own category with 502 JSON;
+// the other categories keep answering.
+func TestUnreachableUpstreamIsolated(t *testing.T) {
+	t.Parallel()
+	sp := startSplit(t)
+	sp.upstreams["conformance"].Close()
+	client := sp.gateway.Client()
+
+	resp, err := client.Get(sp.gateway.URL + suite.PathMissingField)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	err = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadGateway || resp.Header.Get("Content-Type") != "application/json" || err != nil {
+		t.Fatalf("got %d %s (%v), want 502 JSON", resp.StatusCode, resp.Header.Get("Content-Type"), err)
+	}
+	if msg, ok := body["error"].(string); !ok || len(body) != 1 {
+		t.Fatalf(`want {"error": "..."}, got %v`, body)
+	} else {
+		t.Logf("502 body: %q", msg)
+	}
+	for _, path := range []string{suite.PathUnauthenticatedAccess, suite.PathUnboundedResultSet + "?limit=1", suite.PathInefficientAlgorithm + "?n=5&searchTerm=3"} {
+		resp, err := client.Get(sp.gateway.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d while another category is down, want 200", path, resp.StatusCode)
+		}
+	}
+}

@@ -1,0 +1,267 @@
+// Package suite is the endpoint behaviour suite: every rule of the
+// specification and the behaviour notes as a table of requests and the
+// answers they must get. It knows only a base URL, so the same cases run
+// against the gateway in embedded mode, in front of separate services, and
+// against a deployment.
+package suite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Finding is a deviation from the declared contract that an API-testing
+// tool should report for a case.
+type Finding string
+
+const (
+	// UndocumentedStatus: the status code is not among the declared responses.
+	UndocumentedStatus Finding = "undocumented-status"
+	// WrongContentType: the Content-Type is not the declared one.
+	WrongContentType Finding = "wrong-content-type"
+	// InvalidBody: the body does not parse or does not match the schema.
+	InvalidBody Finding = "invalid-body"
+	// ServerError: the status is 5xx.
+	ServerError Finding = "server-error"
+	// AcceptedInvalid: a request the contract forbids was answered 2xx.
+	AcceptedInvalid Finding = "accepted-invalid-request"
+	// AuthBypass: an operation that requires an API key answered 2xx without one.
+	AuthBypass Finding = "auth-bypass"
+)
+
+// Case is one request and what must come back.
+type Case struct {
+	Rule        string      // the rule it checks, used as the subtest name
+	Method      string      // GET when empty
+	Target      string      // path and raw query, sent as is
+	ContentType string      // request Content-Type; none when empty
+	Body        string      // request body
+	Header      http.Header // further request headers
+	Status      int
+	Type        string            // response Content-Type; application/json when empty, NoContentType for none
+	Want        Check             // the body; nil checks nothing more
+	WantHeader  map[string]string // response headers that must be exactly so
+	Findings    []Finding         // contract deviations this exchange shows
+	Slow        bool              // takes about a second by design
+}
+
+// NoContentType as Case.Type wants no Content-Type header at all.
+const NoContentType = "none"
+
+// Endpoint groups the cases of one endpoint (or of the routing around them).
+type Endpoint struct {
+	Name  string
+	Cases []Case
+}
+
+// Response is what a case got.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Request builds the case's request against base.
+func (c Case) Request(ctx context.Context, base string) (*http.Request, error) {
+	method := c.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	var body io.Reader
+	if c.Body != "" {
+		body = strings.NewReader(c.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+c.Target, body)
+	if err != nil {
+		return nil, err
+	}
+	if c.ContentType != "" {
+		req.Header.Set("Content-Type", c.ContentType)
+	}
+	for k, vs := range c.Header {
+		req.Header[k] = vs
+	}
+	return req, nil
+}
+
+// Do sends c to base and reads the whole answer.
+func Do(ctx context.Context, client *http.Client, base string, c Case) (Response, error) {
+	req, err := c.Request(ctx, base)
+	if err != nil {
+		return Response{}, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Response{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Response{}, err
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}
+
+// Verify compares a response with the case's expectations.
+func (c Case) Verify(r Response) error {
+	var errs []string
+	if r.Status != c.Status {
+		errs = append(errs, fmt.Sprintf("status %d, want %d", r.Status, c.Status))
+	}
+	wantType := c.Type
+	switch wantType {
+	case "":
+		wantType = "application/json"
+	case NoContentType:
+		wantType = ""
+	}
+	if got := r.Header.Get("Content-Type"); got != wantType {
+		errs = append(errs, fmt.Sprintf("Content-Type %q, want %q", got, wantType))
+	}
+	for k, v := range c.WantHeader {
+		if got := r.Header.Get(k); got != v {
+			errs = append(errs, fmt.Sprintf("header %s %q, want %q", k, got, v))
+		}
+	}
+	if c.Want != nil {
+		if err := c.Want(r.Body); err != nil {
+			errs = append(errs, "body: "+err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s %s: %s; body %s", c.method(), c.Target, strings.Join(errs, "; "), Excerpt(r.Body))
+	}
+	return nil
+}
+
+func (c Case) method() string {
+	if c.Method == "" {
+		return http.MethodGet
+	}
+	return c.Method
+}
+
+// Excerpt is the start of a body, for failure messages.
+func Excerpt(b []byte) string {
+	if len(b) > 200 {
+		return strconv.Quote(string(b[:200])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+// Run runs every case against base, one subtest per endpoint and rule, all
+// in parallel.
+func Run(t *testing.T, base string, client *http.Client) {
+	t.Helper()
+	for _, ep := range Endpoints() {
+		t.Run(ep.Name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range ep.Cases {
+				t.Run(c.Rule, func(t *testing.T) {
+					t.Parallel()
+					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+					defer cancel()
+					r, err := Do(ctx, client, base, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := c.Verify(r); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+		})
+	}
+}
+
+// Check inspects a response body.
+type Check func(body []byte) error
+
+// Exactly wants these bytes and no others.
+func Exactly(want string) Check {
+	return func(b []byte) error {
+		if string(b) != want {
+			return fmt.Errorf("want exactly %q", want)
+		}
+		return nil
+	}
+}
+
+// JSONEqual wants a JSON document equal to want, key order aside.
+func JSONEqual(want string) Check {
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		panic("suite: bad expected JSON " + want)
+	}
+	return func(b []byte) error {
+		var g any
+		if err := json.Unmarshal(b, &g); err != nil {
+			return fmt.Errorf("not JSON: %v", err)
+		}
+		if !reflect.DeepEqual(g, w) {
+			return fmt.Errorf("want JSON %s", want)
+		}
+		return nil
+	}
+}
+
+// FailureWithError wants exactly {"success": false, "error": <a string>}.
+func FailureWithError() Check {
+	return func(b []byte) error {
+		var g map[string]any
+		if err := json.Unmarshal(b, &g); err != nil {
+			return fmt.Errorf("not a JSON object: %v", err)
+		}
+		if len(g) != 2 || g["success"] != false {
+			return fmt.Errorf(`want only "success": false and "error"`)
+		}
+		if _, ok := g["error"].(string); !ok {
+			return fmt.Errorf(`"error" is not a string`)
+		}
+		return nil
+	}
+}
+
+// Items wants an object of exactly n properties item_0 … item_<n-1>, each a string.
+func Items(n int) Check {
+	return func(b []byte) error {
+		var g map[string]any
+		if err := json.Unmarshal(b, &g); err != nil {
+			return fmt.Errorf("not a JSON object: %v", err)
+		}
+		if len(g) != n {
+			return fmt.Errorf("%d properties, want %d", len(g), n)
+		}
+		for i := range n {
+			if _, ok := g["item_"+strconv.Itoa(i)].(string); !ok {
+				return fmt.Errorf("item_%d missing or not a string", i)
+			}
+		}
+		return nil
+	}
+}
+
+// Empty wants no body at all.
+func Empty() Check { return Exactly("") }
+
+// SortedFindings returns fs sorted, for comparison.
+func SortedFindings(fs []Finding) []Finding {
+	out := append([]Finding(nil), fs...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// bodyOfSize is a JSON object whose total size is exactly n bytes.
+func bodyOfSize(key string, n int) string {
+	head := `{"` + key + `":"`
+	return head + strings.Repeat("1", n-len(head)-2) + `"}`
+}
