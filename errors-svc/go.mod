@@ -2,10 +2,14 @@ module github.com/defectshowcase/showcase/errors-svc
 
 go 1.26.8
 
-require github.com/defectshowcase/showcase/platform v0.0.0
+require (
+	github.com/defectshowcase/showcase/platform v0.0.0
+	modernc.org/sqlite v1.61.1
+)
 
 require (
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
@@ -14,7 +18,6 @@ require (
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.61.1 // indirect
 )
 
 replace github.com/defectshowcase/showcase/platform => ../platform

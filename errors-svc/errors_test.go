@@ -1,0 +1,176 @@
+package errorssvc
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/defectshowcase/showcase/platform/server"
+)
+
+func TestLuhnChecksum(t *testing.T) {
+	t.Parallel()
+	for number, valid := range map[string]bool{
+		"79927398713": true, "79927398710": false, "4539148803436467": true,
+		"0": true, "": true, "18": true, "81": false, "٧٩٩٢٧٣٩٨٧١٣": true,
+	} {
+		if got := luhnChecksum(cardDigits(number))%10 == 0; got != valid {
+			t.Errorf("Luhn(%q) valid = %v, want %v", number, got, valid)
+		}
+	}
+}
+
+func TestCardDigitsPanicsOnNonDigit(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		v := recover()
+		e, ok := v.(digitError)
+		if !ok || e.char != 'x' || e.pos != 2 || !strings.Contains(e.Error(), "'x'") {
+			t.Fatalf("recovered %#v, want the digit error for 'x' at 2", v)
+		}
+	}()
+	cardDigits("٣٤x5") // position counts characters, not bytes
+}
+
+func TestPythonStr(t *testing.T) {
+	t.Parallel()
+	for raw, want := range map[string]string{
+		`"12"`: "12", `"a\u00e9"`: "aé", `12`: "12", `123456789012345678901234567890`: "123456789012345678901234567890",
+		`-0`: "0", `-5`: "-5", `1.5`: "1.5", `1e5`: "1e5", `true`: "True", `false`: "False", `null`: "None",
+		`[1]`: "[1]", `{}`: "{}",
+	} {
+		if got := pythonStr(json.RawMessage(raw)); got != want {
+			t.Errorf("pythonStr(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
+
+func TestSQLiteValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		raw  string
+		want any
+	}{
+		{`"abc"`, "abc"}, {`12`, int64(12)}, {`-3`, int64(-3)}, {`1.5`, 1.5},
+		{`123456789012345678901234567890`, 1.2345678901234568e29}, {`true`, int64(1)}, {`false`, int64(0)}, {`null`, nil},
+	}
+	for _, tt := range tests {
+		got, err := sqliteValue(json.RawMessage(tt.raw))
+		if err != nil || got != tt.want {
+			t.Errorf("sqliteValue(%s) = %#v, %v; want %#v", tt.raw, got, err, tt.want)
+		}
+	}
+	for _, raw := range []string{`[1]`, `{"a":1}`} {
+		if _, err := sqliteValue(json.RawMessage(raw)); err == nil || strings.Contains(err.Error(), "interface") {
+			t.Errorf("sqliteValue(%s) error = %v, want a binding error without Go type names", raw, err)
+		}
+	}
+}
+
+func TestEncodeASCII(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string]string{
+		"plain":    "",
+		"":         "",
+		"\x00\x7f": "",
+		"héllo":    `'ascii' codec can't encode character '\xe9' in position 1: ordinal not in range(128)`,
+		"a€":       `'ascii' codec can't encode character '\u20ac' in position 1`,
+		"😀😀":       `'ascii' codec can't encode character '\U0001f600' in position 0`,
+	} {
+		err := encodeASCII(text)
+		if (want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), want)) {
+			t.Errorf("encodeASCII(%q) = %v, want %q", text, err, want)
+		}
+	}
+}
+
+// The store is real SQLite: the column check fails at 16 characters, a
+// failed insert leaves nothing behind, and the cap prunes the oldest rows.
+func TestRecordStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := openStore("", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if err := st.insert(ctx, strings.Repeat("😀", 15)); err != nil {
+		t.Fatalf("15 characters: %v", err)
+	}
+	err = st.insert(ctx, strings.Repeat("a", 16))
+	if err == nil || !strings.Contains(err.Error(), "CHECK constraint failed") {
+		t.Fatalf("16 characters: err = %v, want SQLite's CHECK failure", err)
+	}
+	if n, _ := st.count(ctx); n != 1 {
+		t.Fatalf("%d rows after one success and one failure, want 1", n)
+	}
+	for i := range 12 {
+		if err := st.insert(ctx, int64(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := st.count(ctx); n != 5 {
+		t.Fatalf("%d rows with a cap of 5", n)
+	}
+	// The column has TEXT affinity: SQLite keeps the numbers as text.
+	var oldest string
+	if err := st.db.QueryRow(`SELECT text FROM records ORDER BY id LIMIT 1`).Scan(&oldest); err != nil || oldest != "7" {
+		t.Fatalf("oldest kept value %q (%v), want 7: the oldest must go first", oldest, err)
+	}
+}
+
+// A configured file keeps its rows across restarts.
+func TestRecordStoreFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "records.db")
+	for range 2 {
+		st, err := openStore(path, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.insert(context.Background(), "persisted"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := openStore(path, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if n, _ := st.count(context.Background()); n != 2 {
+		t.Fatalf("%d rows after two runs, want 2", n)
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rule string
+		env  map[string]string
+		want Config
+		bad  bool
+	}{
+		{"defaults", nil, Config{MaxRows: DefaultMaxRows, MaxBodyBytes: 1 << 20}, false},
+		{"set", map[string]string{"SQLITE_PATH": "/data/x.db", "SQLITE_MAX_ROWS": "50", "MAX_BODY_BYTES": "4096"}, Config{SQLitePath: "/data/x.db", MaxRows: 50, MaxBodyBytes: 4096}, false},
+		{"a zero cap", map[string]string{"SQLITE_MAX_ROWS": "0"}, Config{}, true},
+		{"a word", map[string]string{"MAX_BODY_BYTES": "lots"}, Config{}, true},
+	}
+	for _, tt := range tests {
+		env := server.NewEnv(func(k string) string { return tt.env[k] })
+		got := ConfigFromEnv(env, nil)
+		if tt.bad {
+			if env.Err() == nil {
+				t.Errorf("%s: accepted", tt.rule)
+			}
+			continue
+		}
+		if env.Err() != nil || got != tt.want {
+			t.Errorf("%s: got %+v, %v; want %+v", tt.rule, got, env.Err(), tt.want)
+		}
+	}
+}

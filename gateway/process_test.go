@@ -1,0 +1,128 @@
+package gateway_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/gateway/suite"
+)
+
+// process is the gateway binary running as a real process.
+type process struct {
+	cmd    *exec.Cmd
+	base   string
+	exited chan error
+	logs   *strings.Builder
+}
+
+func buildGateway(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gateway")
+	out, err := exec.Command("go", "build", "-o", bin, "./cmd/gateway").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startProcess runs bin on a free loopback port and waits for its
+// "listening" log line.
+func startProcess(t *testing.T, bin string, env ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &process{cmd: cmd, exited: make(chan error, 1), logs: &strings.Builder{}}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			p.logs.WriteString(line + "\n")
+			var entry struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "listening" {
+				addr <- entry.Addr
+			}
+		}
+		p.exited <- cmd.Wait()
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	select {
+	case a := <-addr:
+		p.base = "http://" + a
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the gateway did not start:\n%s", p.logs)
+	}
+	return p
+}
+
+// The process survives every case of the suite, bad inputs and planted
+// crashes included, keeps answering, and then stops gracefully on SIGTERM:
+// it finishes an in-flight one-second request and exits 0.
+func TestProcessSurvivesAndStopsGracefully(t *testing.T) {
+	p := startProcess(t, buildGateway(t))
+	client := &http.Client{Timeout: time.Minute}
+	t.Run("suite", func(t *testing.T) { suite.Run(t, p.base, client) })
+
+	select {
+	case err := <-p.exited:
+		t.Fatalf("the process died: %v\n%s", err, p.logs)
+	default:
+	}
+	resp, err := client.Get(p.base + suite.PathMissingField)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("after the suite: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	inFlight := make(chan int, 1)
+	go func() {
+		resp, err := client.Get(p.base + suite.PathUnboundedResultSet + "?limit=1000")
+		if err != nil {
+			inFlight <- 0
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if suite.Items(1000)(b) != nil {
+			inFlight <- -1
+			return
+		}
+		inFlight <- resp.StatusCode
+	}()
+	time.Sleep(200 * time.Millisecond) // the request is being served
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if status := <-inFlight; status != http.StatusOK {
+		t.Fatalf("the in-flight request ended with %d, want a complete 200", status)
+	}
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, p.logs)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the process did not exit within 10 s of SIGTERM")
+	}
+	if strings.Contains(p.logs.String(), "goroutine ") {
+		t.Fatalf("a stack trace reached the log:\n%s", p.logs)
+	}
+}
