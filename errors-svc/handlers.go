@@ -29,17 +29,27 @@ func bodyStatus(p reqparse.BodyProblem) int {
 	}
 }
 
-// --- Endpoint 2 -------------------------------------------------------------
-
-func (s *Service) improperInputTypeHandling(w http.ResponseWriter, r *http.Request) {
+// fieldOrFail reads the body's property name, or answers in the
+// {"success": false} shape of endpoints 2 and 3 and returns false: 415, 413,
+// or 400 for invalid JSON, a body that is not an object or lacks the property.
+func (s *Service) fieldOrFail(w http.ResponseWriter, r *http.Request, name string) (json.RawMessage, bool) {
 	obj, problem := reqparse.ReadObject(r, s.maxBody)
 	if problem != reqparse.BodyOK {
 		respond.JSON(w, bodyStatus(problem), failureBody)
-		return
+		return nil, false
 	}
-	raw, ok := obj["number"]
+	raw, ok := obj[name]
 	if !ok {
 		respond.JSON(w, http.StatusBadRequest, failureBody)
+	}
+	return raw, ok
+}
+
+// --- Endpoint 2 -------------------------------------------------------------
+
+func (s *Service) improperInputTypeHandling(w http.ResponseWriter, r *http.Request) {
+	raw, ok := s.fieldOrFail(w, r, "number")
+	if !ok {
 		return
 	}
 	digits := cardDigits(pythonStr(raw))
@@ -123,14 +133,8 @@ func luhnChecksum(digits []int) int {
 // --- Endpoint 3 -------------------------------------------------------------
 
 func (s *Service) exceedingColumnSize(w http.ResponseWriter, r *http.Request) {
-	obj, problem := reqparse.ReadObject(r, s.maxBody)
-	if problem != reqparse.BodyOK {
-		respond.JSON(w, bodyStatus(problem), failureBody)
-		return
-	}
-	raw, ok := obj["text"]
+	raw, ok := s.fieldOrFail(w, r, "text")
 	if !ok {
-		respond.JSON(w, http.StatusBadRequest, failureBody)
 		return
 	}
 	value, err := sqliteValue(raw)

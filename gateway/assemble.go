@@ -12,15 +12,9 @@ import (
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 )
 
-// service is what every category's library returns.
-type service interface {
-	Handler() http.Handler
-	Close() error
-}
-
 // embedded builds a category's service in-process from the same settings
 // its standalone binary reads; the service tags its own log lines.
-func embedded(name string, env *server.Env, logger *slog.Logger) (service, error) {
+func embedded(name string, env *server.Env, logger *slog.Logger) (server.Service, error) {
 	switch name {
 	case "security":
 		return securitysvc.New(securitysvc.ConfigFromEnv(env, logger))

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -174,46 +173,36 @@ func TestContractFindings(t *testing.T) {
 	ck := newChecker(t, ts.URL)
 	var mu sync.Mutex
 	summary := map[string]map[suite.Finding]int{}
-	for _, ep := range suite.Endpoints() {
-		t.Run(ep.Name, func(t *testing.T) {
-			t.Parallel()
-			for _, c := range ep.Cases {
-				t.Run(c.Rule, func(t *testing.T) {
-					t.Parallel()
-					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-					defer cancel()
-					resp, err := suite.Do(ctx, ts.Client(), ts.URL, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					req, err := c.Request(ctx, ts.URL)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got := ck.findings(ctx, req, []byte(c.Body), resp)
-					want := c.Findings
-					if gap, ok := validatorGaps[ep.Name+"/"+c.Rule]; ok {
-						want = append(slices.DeleteFunc(slices.Clone(want), func(f suite.Finding) bool {
-							return slices.Contains(gap.missing, f)
-						}), gap.extra...)
-						t.Logf("validator gap: %s", gap.why)
-					}
-					want = suite.SortedFindings(want)
-					if !slices.Equal(got, want) {
-						t.Errorf("%s %s → %d: findings %v, want %v; body %s", req.Method, suite.Excerpt([]byte(c.Target)), resp.Status, got, want, suite.Excerpt(resp.Body))
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					if summary[ep.Name] == nil {
-						summary[ep.Name] = map[suite.Finding]int{}
-					}
-					for _, f := range got {
-						summary[ep.Name][f]++
-					}
-				})
-			}
-		})
-	}
+	suite.Each(t, func(ctx context.Context, t *testing.T, ep suite.Endpoint, c suite.Case) {
+		resp, err := suite.Do(ctx, ts.Client(), ts.URL, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := c.Request(ctx, ts.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ck.findings(ctx, req, []byte(c.Body), resp)
+		want := c.Findings
+		if gap, ok := validatorGaps[ep.Name+"/"+c.Rule]; ok {
+			want = append(slices.DeleteFunc(slices.Clone(want), func(f suite.Finding) bool {
+				return slices.Contains(gap.missing, f)
+			}), gap.extra...)
+			t.Logf("validator gap: %s", gap.why)
+		}
+		want = suite.SortedFindings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s %s → %d: findings %v, want %v; body %s", req.Method, suite.Excerpt([]byte(c.Target)), resp.Status, got, want, suite.Excerpt(resp.Body))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if summary[ep.Name] == nil {
+			summary[ep.Name] = map[suite.Finding]int{}
+		}
+		for _, f := range got {
+			summary[ep.Name][f]++
+		}
+	})
 	t.Cleanup(func() {
 		var b strings.Builder
 		for _, ep := range suite.Endpoints() {

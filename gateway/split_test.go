@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
@@ -71,31 +70,24 @@ func TestModesGiveIdenticalResults(t *testing.T) {
 	t.Parallel()
 	emb := startEmbedded(t, nil)
 	sp := startSplit(t)
-	for _, ep := range suite.Endpoints() {
-		for _, c := range ep.Cases {
-			t.Run(ep.Name+"/"+c.Rule, func(t *testing.T) {
-				t.Parallel()
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				a, err := suite.Do(ctx, emb.Client(), emb.URL, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := suite.Do(ctx, sp.gateway.Client(), sp.gateway.URL, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if a.Status != b.Status || string(a.Body) != string(b.Body) {
-					t.Errorf("embedded %d %s, split %d %s", a.Status, suite.Excerpt(a.Body), b.Status, suite.Excerpt(b.Body))
-				}
-				for _, h := range []string{"Content-Type", "Content-Length", "Allow", "Retry-After"} {
-					if a.Header.Get(h) != b.Header.Get(h) {
-						t.Errorf("%s: embedded %q, split %q", h, a.Header.Get(h), b.Header.Get(h))
-					}
-				}
-			})
+	suite.Each(t, func(ctx context.Context, t *testing.T, _ suite.Endpoint, c suite.Case) {
+		a, err := suite.Do(ctx, emb.Client(), emb.URL, c)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		b, err := suite.Do(ctx, sp.gateway.Client(), sp.gateway.URL, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Status != b.Status || string(a.Body) != string(b.Body) {
+			t.Errorf("embedded %d %s, split %d %s", a.Status, suite.Excerpt(a.Body), b.Status, suite.Excerpt(b.Body))
+		}
+		for _, h := range []string{"Content-Type", "Content-Length", "Allow", "Retry-After"} {
+			if a.Header.Get(h) != b.Header.Get(h) {
+				t.Errorf("%s: embedded %q, split %q", h, a.Header.Get(h), b.Header.Get(h))
+			}
+		}
+	})
 }
 
 // An upstream that cannot be reached fails its own category with 502 JSON;

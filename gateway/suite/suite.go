@@ -158,9 +158,9 @@ func Excerpt(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// Run runs every case against base, one subtest per endpoint and rule, all
-// in parallel.
-func Run(t *testing.T, base string, client *http.Client) {
+// Each runs fn for every case, one parallel subtest per endpoint and rule,
+// with a context bounded to a minute.
+func Each(t *testing.T, fn func(ctx context.Context, t *testing.T, ep Endpoint, c Case)) {
 	t.Helper()
 	for _, ep := range Endpoints() {
 		t.Run(ep.Name, func(t *testing.T) {
@@ -170,17 +170,25 @@ func Run(t *testing.T, base string, client *http.Client) {
 					t.Parallel()
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 					defer cancel()
-					r, err := Do(ctx, client, base, c)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if err := c.Verify(r); err != nil {
-						t.Error(err)
-					}
+					fn(ctx, t, ep, c)
 				})
 			}
 		})
 	}
+}
+
+// Run runs every case against base and verifies each answer.
+func Run(t *testing.T, base string, client *http.Client) {
+	t.Helper()
+	Each(t, func(ctx context.Context, t *testing.T, _ Endpoint, c Case) {
+		r, err := Do(ctx, client, base, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Verify(r); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // Check inspects a response body.

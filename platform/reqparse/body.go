@@ -6,7 +6,6 @@ package reqparse
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -59,10 +58,6 @@ func ReadObject(r *http.Request, maxBytes int64) (Object, BodyProblem) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, BodyTooLarge
-		}
 		return nil, BodyInvalidJSON // the client broke off mid-body
 	}
 	if int64(len(body)) > maxBytes {

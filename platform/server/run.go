@@ -25,6 +25,28 @@ type Program struct {
 	Build func(env *Env, logger *slog.Logger) (h http.Handler, close func() error, err error)
 }
 
+// Service is what each category's library builds: a router and what it
+// holds open.
+type Service interface {
+	Handler() http.Handler
+	Close() error
+}
+
+// ServiceProgram is the Program of a binary that serves one Service.
+func ServiceProgram(name, defaultAddr string, build func(env *Env, logger *slog.Logger) (Service, error)) Program {
+	return Program{
+		Name:        name,
+		DefaultAddr: defaultAddr,
+		Build: func(env *Env, logger *slog.Logger) (http.Handler, func() error, error) {
+			svc, err := build(env, logger)
+			if err != nil {
+				return nil, nil, err
+			}
+			return svc.Handler(), svc.Close, nil
+		},
+	}
+}
+
 // Config is what every binary reads before building its service.
 type Config struct {
 	Addr            string
