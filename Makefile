@@ -8,7 +8,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: run run-split test test-modules lint build contract bench clean
+.PHONY: run run-split test test-deps test-modules lint build contract bench loadtest clean
 
 ## run: the whole service in one process on :8080 (ADDR to change it)
 run:
@@ -19,11 +19,15 @@ run-split: build
 	./scripts/run-split.sh $(BIN)
 
 ## test: every module's tests with -race, after checking each module builds on its own
-test: test-modules
+test: test-deps test-modules
 	@set -e; for d in $(MODULES); do \
 		echo "== $$d"; \
 		(cd $$d && $(GO) test -race -count=1 ./...); \
 	done
+
+## test-deps: install what the end-to-end tests drive for real (Prometheus, k6)
+test-deps:
+	@./scripts/test-deps.sh
 
 ## test-modules: each module builds and vets with GOWORK=off, and the contract copy is current
 test-modules:
@@ -50,6 +54,11 @@ contract:
 ## bench: the cost models' benchmarks (figures printed per run)
 bench:
 	cd performance-svc && $(GO) test -run '^$$' -bench . -benchtime 3x .
+
+## loadtest: the k6 scenario against a running service (BASE_URL, RATE, DURATION)
+loadtest: test-deps
+	$$($(GO) env GOPATH)/bin/k6 run -e BASE_URL=$${BASE_URL:-http://localhost:8080} \
+		-e RATE=$${RATE:-20} -e DURATION=$${DURATION:-1m} deploy/loadtest/showcase.js
 
 clean:
 	rm -rf $(BIN)

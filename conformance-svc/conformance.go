@@ -3,23 +3,23 @@
 package conformancesvc
 
 import (
-	"log/slog"
 	"net/http"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-// Config configures the service. It has nothing to tune yet.
+// Config configures the service. It has nothing to tune but its telemetry.
 type Config struct {
-	Logger *slog.Logger
+	Telemetry *observe.Telemetry // nil: discarded
 }
 
 // ConfigFromEnv reads the service's settings.
-func ConfigFromEnv(_ *server.Env, logger *slog.Logger) Config {
-	return Config{Logger: logger}
+func ConfigFromEnv(d server.Deps) Config {
+	return Config{Telemetry: d.Telemetry}
 }
 
 // Service is the response-conformance category's router.
@@ -32,7 +32,7 @@ func New(cfg Config) (*Service, error) {
 		{Method: http.MethodGet, Pattern: "/response-conformance/incorrect-content-type", Handler: incorrectContentType},
 		{Method: http.MethodGet, Pattern: "/response-conformance/missing-field", Handler: missingField},
 		{Method: http.MethodGet, Pattern: "/response-conformance/undocumented-status-code", Handler: undocumentedStatusCode},
-	}, routes.Options{Logger: routes.ServiceLogger(cfg.Logger, "conformance-svc")})}, nil
+	}, cfg.Telemetry.Service("conformance-svc"))}, nil
 }
 
 // Handler serves the category's routes under their full paths.

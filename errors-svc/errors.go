@@ -4,10 +4,10 @@ package errorssvc
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/routes"
 	"github.com/defectshowcase/showcase/platform/server"
@@ -15,7 +15,7 @@ import (
 
 // Config configures the service.
 type Config struct {
-	Logger *slog.Logger
+	Telemetry *observe.Telemetry // nil: discarded
 	// SQLitePath is the database file of endpoint 3; empty means in memory.
 	SQLitePath string
 	// MaxRows caps the stored rows; the oldest are pruned beyond it.
@@ -30,9 +30,10 @@ const (
 )
 
 // ConfigFromEnv reads SQLITE_PATH, SQLITE_MAX_ROWS and MAX_BODY_BYTES.
-func ConfigFromEnv(env *server.Env, logger *slog.Logger) Config {
+func ConfigFromEnv(d server.Deps) Config {
+	env := d.Env
 	return Config{
-		Logger:       logger,
+		Telemetry:    d.Telemetry,
 		SQLitePath:   env.String("SQLITE_PATH", ""),
 		MaxRows:      env.Int("SQLITE_MAX_ROWS", DefaultMaxRows, 1, 1_000_000_000),
 		MaxBodyBytes: int64(env.Int("MAX_BODY_BYTES", reqparse.DefaultMaxBodyBytes, 1024, 1<<30)),
@@ -63,7 +64,7 @@ func New(cfg Config) (*Service, error) {
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-input-type-handling", Handler: s.improperInputTypeHandling},
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/exceeding-column-size", Handler: s.exceedingColumnSize},
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-unicode-encoding", Handler: s.improperUnicodeEncoding},
-	}, routes.Options{Logger: routes.ServiceLogger(cfg.Logger, "errors-svc")})
+	}, cfg.Telemetry.Service("errors-svc"))
 	return s, nil
 }
 
@@ -72,6 +73,9 @@ func (s *Service) Handler() http.Handler { return s.handler }
 
 // Close closes the database.
 func (s *Service) Close() error { return s.store.close() }
+
+// Ready reports whether the database answers.
+func (s *Service) Ready(ctx context.Context) error { return s.store.db.PingContext(ctx) }
 
 // StoredRows counts the rows endpoint 3 holds now.
 func (s *Service) StoredRows(ctx context.Context) (int64, error) { return s.store.count(ctx) }

@@ -162,7 +162,7 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		env := server.NewEnv(func(k string) string { return tt.env[k] })
-		got := ConfigFromEnv(env, nil)
+		got := ConfigFromEnv(server.Deps{Env: env})
 		if tt.bad {
 			if env.Err() == nil {
 				t.Errorf("%s: accepted", tt.rule)

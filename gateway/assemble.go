@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -12,36 +13,50 @@ import (
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 )
 
+// inProcess serves a category with its service's own router; the service
+// logs and measures its requests on the process's telemetry.
+type inProcess struct {
+	server.Service
+}
+
+func (s inProcess) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Handler().ServeHTTP(w, r) }
+
+func (s inProcess) Ready(ctx context.Context) error {
+	if r, ok := s.Service.(interface{ Ready(context.Context) error }); ok {
+		return r.Ready(ctx)
+	}
+	return nil
+}
+
 // embedded builds a category's service in-process from the same settings
-// its standalone binary reads; the service tags its own log lines.
-func embedded(name string, env *server.Env, logger *slog.Logger) (server.Service, error) {
+// its standalone binary reads.
+func embedded(name string, d server.Deps) (server.Service, error) {
 	switch name {
 	case "security":
-		return securitysvc.New(securitysvc.ConfigFromEnv(env, logger))
+		return securitysvc.New(securitysvc.ConfigFromEnv(d))
 	case "errors":
-		return errorssvc.New(errorssvc.ConfigFromEnv(env, logger))
+		return errorssvc.New(errorssvc.ConfigFromEnv(d))
 	case "conformance":
-		return conformancesvc.New(conformancesvc.ConfigFromEnv(env, logger))
+		return conformancesvc.New(conformancesvc.ConfigFromEnv(d))
 	case "performance":
-		return performancesvc.New(performancesvc.ConfigFromEnv(env, logger))
+		return performancesvc.New(performancesvc.ConfigFromEnv(d))
 	}
 	return nil, errors.New("unknown category " + name)
 }
 
 // Assemble builds the gateway from the environment: each category with an
-// upstream URL is proxied, every other one is served in-process. base is
-// the process's logger without a service attribute. The returned close
-// releases the in-process services.
-func Assemble(env *server.Env, base *slog.Logger) (*Gateway, func() error, error) {
-	logger := base.With(slog.String("service", "gateway"))
-	ups, err := ParseUpstreams(env)
+// upstream URL is proxied, every other one is served in-process on the same
+// telemetry. The result's Close releases the in-process services.
+func Assemble(d server.Deps) (server.Built, error) {
+	ups, err := ParseUpstreams(d.Env)
 	if err != nil {
-		return nil, nil, err
+		return server.Built{}, err
 	}
 	contract, err := LoadContract()
 	if err != nil {
-		return nil, nil, err
+		return server.Built{}, err
 	}
+	in := d.Telemetry.Service("gateway")
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error
@@ -51,24 +66,25 @@ func Assemble(env *server.Env, base *slog.Logger) (*Gateway, func() error, error
 		return errors.Join(errs...)
 	}
 	transport := NewTransport()
-	handlers := map[string]http.Handler{}
+	metrics := newProxyMetrics(in.Registerer)
+	handlers := map[string]Handler{}
 	for _, c := range Categories {
 		if u, ok := ups[c.Name]; ok {
-			handlers[c.Name] = NewProxy(c.Name, u, transport, logger)
-			logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.String()))
+			handlers[c.Name] = NewUpstream(c, u, transport, metrics, in.Logger)
+			in.Logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.String()))
 			continue
 		}
-		svc, err := embedded(c.Name, env, base)
+		svc, err := embedded(c.Name, d)
 		if err != nil {
-			return nil, nil, errors.Join(err, closeAll())
+			return server.Built{}, errors.Join(err, closeAll())
 		}
 		closers = append(closers, svc.Close)
-		handlers[c.Name] = svc.Handler()
-		logger.Info("category in-process", categoryAttr(c.Name))
+		handlers[c.Name] = inProcess{svc}
+		in.Logger.Info("category in-process", categoryAttr(c.Name))
 	}
-	g, err := New(handlers, contract)
+	g, err := New(handlers, contract, in)
 	if err != nil {
-		return nil, nil, errors.Join(err, closeAll())
+		return server.Built{}, errors.Join(err, closeAll())
 	}
-	return g, closeAll, nil
+	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready}, nil
 }

@@ -5,12 +5,16 @@
 package gateway
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
 	"github.com/defectshowcase/showcase/platform/server"
@@ -21,14 +25,15 @@ type Category struct {
 	Name   string // security, errors, conformance, performance
 	Prefix string // the path prefix it owns
 	Env    string // the variable naming its upstream URL
+	Probe  string // a route of the category; OPTIONS on it tells the upstream is serving
 }
 
 // Categories is the gateway's only prefix table.
 var Categories = []Category{
-	{Name: "security", Prefix: "/security", Env: "UPSTREAM_SECURITY"},
-	{Name: "errors", Prefix: "/internal-server-errors", Env: "UPSTREAM_ERRORS"},
-	{Name: "conformance", Prefix: "/response-conformance", Env: "UPSTREAM_CONFORMANCE"},
-	{Name: "performance", Prefix: "/performance", Env: "UPSTREAM_PERFORMANCE"},
+	{Name: "security", Prefix: "/security", Env: "UPSTREAM_SECURITY", Probe: "/security/unauthenticated-access"},
+	{Name: "errors", Prefix: "/internal-server-errors", Env: "UPSTREAM_ERRORS", Probe: "/internal-server-errors/exceeding-column-size"},
+	{Name: "conformance", Prefix: "/response-conformance", Env: "UPSTREAM_CONFORMANCE", Probe: "/response-conformance/missing-field"},
+	{Name: "performance", Prefix: "/performance", Env: "UPSTREAM_PERFORMANCE", Probe: "/performance/inefficient-algorithm"},
 }
 
 // ParseUpstreams reads each category's upstream URL from the environment;
@@ -51,28 +56,39 @@ func ParseUpstreams(env *server.Env) (map[string]*url.URL, error) {
 	return ups, nil
 }
 
+// Handler serves one category: an Upstream or a service's own router. Ready
+// reports whether it can serve.
+type Handler interface {
+	http.Handler
+	Ready(ctx context.Context) error
+}
+
 // Gateway routes requests by the prefix table.
 type Gateway struct {
 	rows     []row
 	contract *Contract
+	own      http.Handler // the contract and unknown paths, logged and measured as the gateway's
 }
 
 type row struct {
+	name    string
 	prefix  string
-	handler http.Handler
+	handler Handler
 }
 
-// New builds the gateway from one handler per category name: a proxy from
-// NewProxy or a service's own router.
-func New(handlers map[string]http.Handler, contract *Contract) (*Gateway, error) {
+// New builds the gateway from one handler per category name. in measures
+// and logs what the gateway answers itself; each category's handler measures
+// its own requests, so nothing is counted twice.
+func New(handlers map[string]Handler, contract *Contract, in *observe.Instruments) (*Gateway, error) {
 	g := &Gateway{contract: contract}
 	for _, c := range Categories {
 		h, ok := handlers[c.Name]
 		if !ok {
 			return nil, fmt.Errorf("no handler for category %q", c.Name)
 		}
-		g.rows = append(g.rows, row{prefix: c.Prefix, handler: h})
+		g.rows = append(g.rows, row{name: c.Name, prefix: c.Prefix, handler: h})
 	}
+	g.own = in.Middleware(ownRoute)(http.HandlerFunc(g.serveOwn))
 	return g, nil
 }
 
@@ -89,17 +105,26 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if r.URL.RawPath == "" { // the contract lives at exact, unencoded paths
-		switch path {
-		case "/openapi.yaml":
-			g.serveContract(w, r, "application/yaml", g.contract.YAML)
-			return
-		case "/openapi.json":
-			g.serveContract(w, r, respond.ContentTypeJSON, g.contract.JSON)
-			return
-		}
+	g.own.ServeHTTP(w, r)
+}
+
+// ownRoute is the route label of what the gateway answers itself.
+func ownRoute(r *http.Request) string {
+	if r.URL.RawPath == "" && (r.URL.Path == "/openapi.yaml" || r.URL.Path == "/openapi.json") {
+		return r.URL.Path
 	}
-	routes.NotFound(w, r)
+	return routes.Unmatched
+}
+
+func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
+	switch ownRoute(r) {
+	case "/openapi.yaml":
+		g.serveContract(w, r, "application/yaml", g.contract.YAML)
+	case "/openapi.json":
+		g.serveContract(w, r, respond.ContentTypeJSON, g.contract.JSON)
+	default:
+		routes.NotFound(w, r)
+	}
 }
 
 func (g *Gateway) serveContract(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
@@ -111,6 +136,22 @@ func (g *Gateway) serveContract(w http.ResponseWriter, r *http.Request, contentT
 	default:
 		routes.MethodNotAllowed(w, contractAllow)
 	}
+}
+
+// Ready checks every category at once: an upstream answers its probe, an
+// in-process service its own check.
+func (g *Gateway) Ready(ctx context.Context) error {
+	errs := make([]error, len(g.rows))
+	var wg sync.WaitGroup
+	for i, rw := range g.rows {
+		wg.Go(func() {
+			if err := rw.handler.Ready(ctx); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", rw.name, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // categoryAttr is the log attribute naming a category.

@@ -3,7 +3,6 @@ package gateway_test
 import (
 	"bytes"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,27 +10,31 @@ import (
 
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/gateway/suite"
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
 // startEmbedded serves the gateway with every category in-process.
 func startEmbedded(t *testing.T, env map[string]string) *httptest.Server {
 	t.Helper()
-	g, closeFn, err := gateway.Assemble(server.NewEnv(func(k string) string { return env[k] }), discard())
+	return startEmbeddedWith(t, env, observe.Discard())
+}
+
+func startEmbeddedWith(t *testing.T, env map[string]string, tel *observe.Telemetry) *httptest.Server {
+	t.Helper()
+	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: tel})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(g)
+	ts := httptest.NewServer(built.Handler)
 	t.Cleanup(func() {
 		ts.Close()
-		if err := closeFn(); err != nil {
+		if err := built.Close(); err != nil {
 			t.Error(err)
 		}
 	})
 	return ts
 }
-
-func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func TestEmbeddedSuite(t *testing.T) {
 	t.Parallel()

@@ -20,6 +20,7 @@ import (
 type process struct {
 	cmd    *exec.Cmd
 	base   string
+	admin  string
 	exited chan error
 	logs   *strings.Builder
 }
@@ -38,7 +39,7 @@ func buildGateway(t *testing.T) string {
 // "listening" log line.
 func startProcess(t *testing.T, bin string, env ...string) *process {
 	t.Helper()
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -49,16 +50,16 @@ func startProcess(t *testing.T, bin string, env ...string) *process {
 		t.Fatal(err)
 	}
 	p := &process{cmd: cmd, exited: make(chan error, 1), logs: &strings.Builder{}}
-	addr := make(chan string, 1)
+	addr := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
 			p.logs.WriteString(line + "\n")
-			var entry struct{ Msg, Addr string }
+			var entry struct{ Msg, Addr, Admin string }
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "listening" {
-				addr <- entry.Addr
+				addr <- [2]string{entry.Addr, entry.Admin}
 			}
 		}
 		p.exited <- cmd.Wait()
@@ -66,7 +67,9 @@ func startProcess(t *testing.T, bin string, env ...string) *process {
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	select {
 	case a := <-addr:
-		p.base = "http://" + a
+		p.base, p.admin = "http://"+a[0], "http://"+a[1]
+	case err := <-p.exited:
+		t.Fatalf("the gateway exited at start (%v):\n%s", err, p.logs)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("the gateway did not start:\n%s", p.logs)
 	}

@@ -3,14 +3,21 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 )
 
@@ -33,10 +40,45 @@ func NewTransport() *http.Transport {
 	}
 }
 
-// NewProxy forwards a category to its upstream. An upstream that cannot be
-// reached answers 502 JSON for that category alone.
-func NewProxy(category string, target *url.URL, transport http.RoundTripper, logger *slog.Logger) *httputil.ReverseProxy {
-	return &httputil.ReverseProxy{
+// proxyMetrics are the gateway's view of its upstreams.
+type proxyMetrics struct {
+	duration *prometheus.HistogramVec // {category, code}
+	failures *prometheus.CounterVec   // {category, kind}
+}
+
+func newProxyMetrics(reg prometheus.Registerer) *proxyMetrics {
+	return &proxyMetrics{
+		duration: observe.Register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: "showcase", Subsystem: "gateway", Name: "upstream_request_duration_seconds",
+			Help:    "Time to answer a proxied request, by category and status code (502/504 are the gateway's own).",
+			Buckets: observe.DurationBuckets,
+		}, []string{"category", "code"})),
+		failures: observe.Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "showcase", Subsystem: "gateway", Name: "upstream_failures_total",
+			Help: "Proxied requests that got no answer from their upstream, by category and kind: refused, timeout, reset, client_gone, other.",
+		}, []string{"category", "kind"})),
+	}
+}
+
+// Upstream forwards one category to its service. An upstream that cannot be
+// reached answers 502 JSON for that category alone; one that does not answer
+// in time, 504.
+type Upstream struct {
+	category  string
+	target    *url.URL
+	proxy     *httputil.ReverseProxy
+	transport http.RoundTripper
+	metrics   *proxyMetrics
+	probe     string
+}
+
+// NewUpstream proxies category c to target.
+func NewUpstream(c Category, target *url.URL, transport http.RoundTripper, metrics *proxyMetrics, logger *slog.Logger) *Upstream {
+	u := &Upstream{category: c.Name, target: target, transport: transport, metrics: metrics, probe: c.Probe}
+	for _, kind := range failureKinds {
+		metrics.failures.WithLabelValues(c.Name, kind) // present at zero, so rates are defined from the start
+	}
+	u.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			// ReverseProxy drops query pairs Go cannot parse (a ';' in
@@ -45,23 +87,110 @@ func NewProxy(category string, target *url.URL, transport http.RoundTripper, log
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetXForwarded()
 		},
+		ModifyResponse: func(res *http.Response) error {
+			res.Header.Del(observe.HeaderRequestID) // the gateway already set it, the same value
+			return nil
+		},
 		Transport:  transport,
 		BufferPool: bufferPool{},
 		ErrorLog:   slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if r.Context().Err() != nil {
-				return // the client has gone; nobody reads an answer
+			kind := failureKind(r, err)
+			metrics.failures.WithLabelValues(c.Name, kind).Inc()
+			if kind == "client_gone" {
+				w.WriteHeader(observe.StatusClientClosedRequest) // recorded, never received
+				return
 			}
-			status, msg := http.StatusBadGateway, "Bad Gateway: the "+category+" service is unreachable"
-			var ne net.Error
-			if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
-				status, msg = http.StatusGatewayTimeout, "Gateway Timeout: the "+category+" service did not answer in time"
+			status, msg := http.StatusBadGateway, "Bad Gateway: the "+c.Name+" service is unreachable"
+			if kind == "timeout" {
+				status, msg = http.StatusGatewayTimeout, "Gateway Timeout: the "+c.Name+" service did not answer in time"
 			}
-			logger.LogAttrs(r.Context(), slog.LevelWarn, "upstream failed",
-				categoryAttr(category), slog.String("error", err.Error()), slog.Int("status", status))
+			logger.LogAttrs(r.Context(), slog.LevelWarn, "upstream failed", categoryAttr(c.Name),
+				slog.String("kind", kind), slog.String("error", err.Error()), slog.Int("status", status),
+				slog.String("requestID", observe.RequestIDFrom(r.Context())))
 			respond.Error(w, status, msg)
 		},
 	}
+	return u
+}
+
+// ServeHTTP forwards the request with its request ID and measures the answer.
+func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	observe.RequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &statusWriter{ResponseWriter: w}
+		start := time.Now()
+		u.proxy.ServeHTTP(sw, r)
+		u.metrics.duration.WithLabelValues(u.category, strconv.Itoa(sw.code())).Observe(time.Since(start).Seconds())
+	})).ServeHTTP(w, r)
+}
+
+// Ready sends OPTIONS to a route of the category: the service answers 200
+// without running a handler.
+func (u *Upstream) Ready(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodOptions, u.target.String()+u.probe, nil)
+	if err != nil {
+		return err
+	}
+	res, err := u.transport.RoundTrip(req)
+	if err != nil {
+		return fmt.Errorf("upstream %s: %w", u.target.Host, err)
+	}
+	_, _ = io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("upstream %s answered its probe with %d", u.target.Host, res.StatusCode)
+	}
+	return nil
+}
+
+// failureKinds are the values of the failures' kind label.
+var failureKinds = []string{"refused", "timeout", "reset", "client_gone", "other"}
+
+// failureKind names why a proxied request got no answer.
+func failureKind(r *http.Request, err error) string {
+	var ne net.Error
+	switch {
+	case r.Context().Err() != nil:
+		return "client_gone"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return "timeout"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "reset"
+	default:
+		return "other"
+	}
+}
+
+// statusWriter remembers the status written through it.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (flushes).
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s *statusWriter) code() int {
+	if s.status == 0 {
+		return http.StatusOK
+	}
+	return s.status
 }
 
 // bufferPool lends ReverseProxy its 32 KiB copy buffers instead of letting it

@@ -4,12 +4,12 @@ package performancesvc
 
 import (
 	"errors"
-	"log/slog"
 	"math/big"
 	"net/http"
 	"runtime"
 	"time"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
@@ -18,7 +18,7 @@ import (
 
 // Config configures the service.
 type Config struct {
-	Logger *slog.Logger
+	Telemetry *observe.Telemetry // nil: discarded
 	// ItemCost is what one item of endpoint 9 costs (1 ms as specified).
 	ItemCost time.Duration
 	// FibWorkers is how many endpoint 10 computations run at once.
@@ -35,9 +35,10 @@ func DefaultFibWorkers() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 const DefaultFibQueue = 16
 
 // ConfigFromEnv reads ITEM_COST, FIB_WORKERS and FIB_QUEUE.
-func ConfigFromEnv(env *server.Env, logger *slog.Logger) Config {
+func ConfigFromEnv(d server.Deps) Config {
+	env := d.Env
 	return Config{
-		Logger:     logger,
+		Telemetry:  d.Telemetry,
 		ItemCost:   env.Duration("ITEM_COST", time.Millisecond),
 		FibWorkers: env.Int("FIB_WORKERS", DefaultFibWorkers(), 1, 1024),
 		FibQueue:   env.Int("FIB_QUEUE", DefaultFibQueue, 0, 1_000_000),
@@ -49,7 +50,14 @@ type Service struct {
 	handler  http.Handler
 	itemCost time.Duration
 	fib      *limiter
+	work     *workMetrics
 }
+
+// The routes, as their metrics name them.
+const (
+	routeItems     = "/performance/unbounded-result-set"
+	routeFibonacci = "/performance/inefficient-algorithm"
+)
 
 // New builds the service.
 func New(cfg Config) (*Service, error) {
@@ -62,11 +70,12 @@ func New(cfg Config) (*Service, error) {
 	if cfg.FibQueue < 0 {
 		cfg.FibQueue = DefaultFibQueue
 	}
-	s := &Service{itemCost: cfg.ItemCost, fib: newLimiter(cfg.FibWorkers, cfg.FibQueue)}
+	in := cfg.Telemetry.Service("performance-svc")
+	s := &Service{itemCost: cfg.ItemCost, fib: newLimiter(cfg.FibWorkers, cfg.FibQueue), work: newWorkMetrics(in.Registerer)}
 	s.handler = routes.New([]routes.Route{
-		{Method: http.MethodGet, Pattern: "/performance/unbounded-result-set", Handler: s.unboundedResultSet},
-		{Method: http.MethodGet, Pattern: "/performance/inefficient-algorithm", Handler: s.inefficientAlgorithm},
-	}, routes.Options{Logger: routes.ServiceLogger(cfg.Logger, "performance-svc")})
+		{Method: http.MethodGet, Pattern: routeItems, Handler: s.unboundedResultSet},
+		{Method: http.MethodGet, Pattern: routeFibonacci, Handler: s.inefficientAlgorithm},
+	}, in)
 	return s, nil
 }
 
@@ -108,10 +117,13 @@ func (s *Service) unboundedResultSet(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	start := time.Now()
 	body, err := itemMap(r.Context(), limit, s.itemCost)
 	if err != nil {
-		return // the client has gone; nobody reads an answer
+		w.WriteHeader(observe.StatusClientClosedRequest) // recorded, never received
+		return
 	}
+	s.work.observe(routeItems, limit, time.Since(start))
 	respond.JSON(w, http.StatusOK, body)
 }
 
@@ -140,15 +152,20 @@ func (s *Service) inefficientAlgorithm(w http.ResponseWriter, r *http.Request) {
 			if errors.Is(err, errQueueFull) {
 				w.Header().Set("Retry-After", "1")
 				respond.JSON(w, http.StatusServiceUnavailable, busyBody)
+				return
 			}
+			w.WriteHeader(observe.StatusClientClosedRequest) // left while queued
 			return
 		}
 		defer s.fib.release()
 	}
+	start := time.Now()
 	found, err := fibonacciSearch(r.Context(), length, term)
 	if err != nil {
-		return // the client has gone
+		w.WriteHeader(observe.StatusClientClosedRequest) // recorded, never received
+		return
 	}
+	s.work.observe(routeFibonacci, length, time.Since(start))
 	respond.Value(w, http.StatusOK, foundAt{FoundAt: found})
 }
 

@@ -105,12 +105,12 @@ func TestConfigFromEnv(t *testing.T) {
 	env := server.NewEnv(func(k string) string {
 		return map[string]string{"ITEM_COST": "2ms", "FIB_WORKERS": "3", "FIB_QUEUE": "0"}[k]
 	})
-	got := ConfigFromEnv(env, nil)
+	got := ConfigFromEnv(server.Deps{Env: env})
 	if env.Err() != nil || got.ItemCost != 2*time.Millisecond || got.FibWorkers != 3 || got.FibQueue != 0 {
 		t.Fatalf("got %+v, %v", got, env.Err())
 	}
 	env = server.NewEnv(func(k string) string { return map[string]string{"FIB_WORKERS": "0"}[k] })
-	if ConfigFromEnv(env, nil); env.Err() == nil {
+	if ConfigFromEnv(server.Deps{Env: env}); env.Err() == nil {
 		t.Fatal("FIB_WORKERS=0 accepted")
 	}
 }

@@ -2,22 +2,22 @@
 package securitysvc
 
 import (
-	"log/slog"
 	"net/http"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-// Config configures the service. It has nothing to tune yet.
+// Config configures the service. It has nothing to tune but its telemetry.
 type Config struct {
-	Logger *slog.Logger
+	Telemetry *observe.Telemetry // nil: discarded
 }
 
 // ConfigFromEnv reads the service's settings.
-func ConfigFromEnv(_ *server.Env, logger *slog.Logger) Config {
-	return Config{Logger: logger}
+func ConfigFromEnv(d server.Deps) Config {
+	return Config{Telemetry: d.Telemetry}
 }
 
 // Service is the security category's router.
@@ -27,7 +27,7 @@ type Service struct{ handler http.Handler }
 func New(cfg Config) (*Service, error) {
 	return &Service{handler: routes.New([]routes.Route{
 		{Method: http.MethodGet, Pattern: "/security/unauthenticated-access", Handler: unauthenticatedAccess},
-	}, routes.Options{Logger: routes.ServiceLogger(cfg.Logger, "security-svc")})}, nil
+	}, cfg.Telemetry.Service("security-svc"))}, nil
 }
 
 // Handler serves the category's routes under their full paths.

@@ -6,13 +6,15 @@
 //     "Method Not Allowed"} with an Allow header;
 //   - OPTIONS on a known path: 200 with Allow, no handler runs;
 //   - HEAD on a GET route: the GET handler, body discarded by net/http;
-//   - a panic in a handler: 500 {"success": false, "error": "<cause>"}, logged
-//     once with its cause; the process keeps serving.
+//   - a panic in a handler: 500 {"success": false, "error": "<cause>"}, its
+//     cause on the request's one log line; the process keeps serving.
+//
+// Every request is logged once and measured, labelled by its route pattern
+// (the table's path for a 405, "unmatched" for an unknown path).
 package routes
 
 import (
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 )
 
@@ -31,13 +34,8 @@ type Route struct {
 	Handler http.HandlerFunc
 }
 
-// Options tunes the router. The zero value is usable.
-type Options struct {
-	// Logger receives the cause of a recovered panic; nil discards it.
-	Logger *slog.Logger
-	// Middlewares run before routing, outermost first.
-	Middlewares []func(http.Handler) http.Handler
-}
+// Unmatched is the route label of every request to an unknown path.
+const Unmatched = "unmatched"
 
 var (
 	notFoundBody         = []byte(`{"error":"Not Found"}`)
@@ -63,25 +61,26 @@ func Options200(w http.ResponseWriter, allow string) {
 	w.WriteHeader(http.StatusOK)
 }
 
-// ServiceLogger is logger, or a discarding one when nil, tagged with the
-// service's name.
-func ServiceLogger(logger *slog.Logger, service string) *slog.Logger {
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
-	return logger.With(slog.String("service", service))
-}
-
-// New builds the router for table. It panics on a malformed table (duplicate
-// or unsupported method), which is a programming error caught by every test.
-func New(table []Route, opt Options) http.Handler {
-	logger := opt.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+// New builds the router for table, logged and measured by in (nil: a
+// service named "unnamed" with discarded telemetry). It panics on a
+// malformed table (duplicate or unsupported method), which is a programming
+// error caught by every test.
+func New(table []Route, in *observe.Instruments) http.Handler {
+	if in == nil {
+		in = observe.Discard().Service("unnamed")
 	}
 	r := chi.NewRouter()
-	r.Use(opt.Middlewares...)
-	r.Use(recoverJSON(logger))
+	allow := map[string]string{}
+	r.Use(in.Middleware(func(req *http.Request) string {
+		if p := chi.RouteContext(req.Context()).RoutePattern(); p != "" {
+			return p
+		}
+		if p := routingPath(req); allow[p] != "" {
+			return p // a 405: the path is one of the table's
+		}
+		return Unmatched
+	}))
+	r.Use(recoverJSON)
 
 	methods := map[string][]string{}
 	for _, rt := range table {
@@ -97,7 +96,6 @@ func New(table []Route, opt Options) http.Handler {
 			panic(fmt.Sprintf("routes: unsupported method %q for %s", rt.Method, rt.Pattern))
 		}
 	}
-	allow := make(map[string]string, len(methods))
 	for pattern, ms := range methods {
 		ms = append(ms, http.MethodOptions)
 		slices.Sort(ms)
@@ -132,29 +130,25 @@ func routingPath(r *http.Request) string {
 	return r.URL.Path
 }
 
-// recoverJSON turns a panic into the showcase's 500 shape. It writes the
-// cause to the log once, at error level, and never a stack trace to the client.
-func recoverJSON(logger *slog.Logger) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			defer func() {
-				v := recover()
-				if v == nil {
-					return
-				}
-				if v == http.ErrAbortHandler {
-					panic(v) // net/http's own signal to drop the connection
-				}
-				cause := panicText(v)
-				logger.LogAttrs(r.Context(), slog.LevelError, "handler panic",
-					slog.String("method", r.Method),
-					slog.String("path", r.URL.Path),
-					slog.String("cause", cause))
-				respond.Fail(w, http.StatusInternalServerError, cause)
-			}()
-			next.ServeHTTP(w, r)
-		})
-	}
+// recoverJSON turns a panic into the showcase's 500 shape. The cause goes
+// on the request's log line (a 500, so at error level), never a stack trace
+// to the client or the log.
+func recoverJSON(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v) // net/http's own signal to drop the connection
+			}
+			cause := panicText(v)
+			observe.SetLogField(r.Context(), "panic", cause)
+			respond.Fail(w, http.StatusInternalServerError, cause)
+		}()
+		next.ServeHTTP(w, r)
+	})
 }
 
 func panicText(v any) string {

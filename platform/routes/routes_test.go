@@ -2,18 +2,22 @@ package routes_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
 )
 
-func newRouter(logs io.Writer) http.Handler {
+func newRouter(logs io.Writer, reg *prometheus.Registry) http.Handler {
+	tel := &observe.Telemetry{Registry: reg, Writer: logs, JSON: true}
 	return routes.New([]routes.Route{
 		{Method: http.MethodGet, Pattern: "/a/get", Handler: func(w http.ResponseWriter, _ *http.Request) {
 			respond.JSON(w, http.StatusOK, []byte(`{"ok":true}`))
@@ -24,7 +28,7 @@ func newRouter(logs io.Writer) http.Handler {
 		{Method: http.MethodGet, Pattern: "/a/panic", Handler: func(http.ResponseWriter, *http.Request) {
 			panic("the cause")
 		}},
-	}, routes.Options{Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+	}, tel.Service("test-svc"))
 }
 
 func TestRouter(t *testing.T) {
@@ -48,7 +52,7 @@ func TestRouter(t *testing.T) {
 		{"a panic is a JSON 500 with its cause", "GET", "/a/panic", 500, "", `{"success":false,"error":"the cause"}`},
 	}
 	var logs bytes.Buffer
-	h := newRouter(&logs)
+	h := newRouter(&logs, prometheus.NewRegistry())
 	for _, tt := range tests {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
@@ -64,8 +68,11 @@ func TestRouter(t *testing.T) {
 			t.Errorf("%s: Content-Type %q", tt.rule, rec.Header().Get("Content-Type"))
 		}
 	}
-	if n := strings.Count(logs.String(), `"cause":"the cause"`); n != 1 {
+	if n := strings.Count(logs.String(), `"panic":"the cause"`); n != 1 {
 		t.Errorf("the panic was logged %d times with its cause, want once:\n%s", n, logs.String())
+	}
+	if n := strings.Count(logs.String(), "\n"); n != len(tests) {
+		t.Errorf("%d log lines for %d requests, want one each:\n%s", n, len(tests), logs.String())
 	}
 	if strings.Contains(logs.String(), "goroutine ") {
 		t.Errorf("a stack trace reached the log:\n%s", logs.String())
@@ -77,7 +84,7 @@ func TestRouterPassesAbortHandler(t *testing.T) {
 	t.Parallel()
 	h := routes.New([]routes.Route{{Method: http.MethodGet, Pattern: "/abort", Handler: func(http.ResponseWriter, *http.Request) {
 		panic(http.ErrAbortHandler)
-	}}}, routes.Options{})
+	}}}, nil)
 	defer func() {
 		if v := recover(); v != http.ErrAbortHandler {
 			t.Fatalf("recovered %v, want http.ErrAbortHandler", v)
@@ -98,7 +105,102 @@ func TestNewRejectsBadTables(t *testing.T) {
 					t.Errorf("%s: New did not panic", name)
 				}
 			}()
-			routes.New(table, routes.Options{})
+			routes.New(table, nil)
 		}()
 	}
+}
+
+// Every request is counted once under its route pattern, method and status;
+// unknown paths and invented methods collapse into one value each, so a
+// fuzzer's random paths add no series.
+func TestMetricsLabels(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	h := newRouter(io.Discard, reg)
+	send := func(method, path string) {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, path, nil))
+	}
+	send("GET", "/a/get")
+	send("GET", "/a/get")
+	send("POST", "/a/post")
+	send("DELETE", "/a/get")
+	send("GET", "/a/panic")
+	send("OPTIONS", "/a/post")
+	want := map[string]float64{
+		`route="/a/get",method="GET",code="200"`:      2,
+		`route="/a/post",method="POST",code="201"`:    1,
+		`route="/a/get",method="DELETE",code="405"`:   1,
+		`route="/a/panic",method="GET",code="500"`:    1,
+		`route="/a/post",method="OPTIONS",code="200"`: 1,
+	}
+	got := counts(t, reg)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], v, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d series, want %d: %v", len(got), len(want), got)
+	}
+
+	before := seriesCount(t, reg)
+	for i := range 10000 {
+		send("GET", fmt.Sprintf("/random/%d/%x", i, i*7919))
+		if i%100 == 0 {
+			send(fmt.Sprintf("M%d", i), "/a/get")
+			send(fmt.Sprintf("M%d", i), fmt.Sprintf("/r%d", i))
+		}
+	}
+	after := seriesCount(t, reg)
+	// Three label sets appear (unmatched GET 404, OTHER 405 on a route,
+	// unmatched OTHER 404), each a counter and a histogram; the rest of the
+	// 10,200 requests add nothing.
+	if after-before != 6 {
+		t.Fatalf("random paths grew the metrics from %d to %d, want exactly 6 more", before, after)
+	}
+	got = counts(t, reg)
+	if got[`route="unmatched",method="GET",code="404"`] != 10000 ||
+		got[`route="/a/get",method="OTHER",code="405"`] != 100 ||
+		got[`route="unmatched",method="OTHER",code="404"`] != 100 {
+		t.Fatalf("collapsed counts wrong: %v", got)
+	}
+}
+
+// counts maps "route,method,code" label sets to showcase_http_requests_total.
+func counts(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != "showcase_http_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			l := map[string]string{}
+			for _, lp := range m.GetLabel() {
+				l[lp.GetName()] = lp.GetValue()
+			}
+			if l["service"] != "test-svc" {
+				t.Errorf("service label %q", l["service"])
+			}
+			out[fmt.Sprintf("route=%q,method=%q,code=%q", l["route"], l["method"], l["code"])] = m.GetCounter().GetValue()
+		}
+	}
+	return out
+}
+
+func seriesCount(t *testing.T, reg *prometheus.Registry) int {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, mf := range mfs {
+		n += len(mf.GetMetric())
+	}
+	return n
 }

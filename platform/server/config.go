@@ -6,6 +6,10 @@ import (
 	"log/slog"
 	"strconv"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/defectshowcase/showcase/platform/observe"
 )
 
 // Env reads configuration values: getenv with a default for absent or empty
@@ -64,23 +68,24 @@ func (e *Env) Duration(key string, def time.Duration) time.Duration {
 	return d
 }
 
-// Logger returns a JSON logger on w (the default) or a text one for local use
-// when LOG_FORMAT=text, at LOG_LEVEL (debug, info, warn, error; default info).
-func (e *Env) Logger(w io.Writer) *slog.Logger {
+// Telemetry returns the process's telemetry: a new registry, and logs on w
+// as JSON (the default) or as text for local reading with LOG_FORMAT=text,
+// at LOG_LEVEL (debug, info, warn, error; default info).
+func (e *Env) Telemetry(w io.Writer) (*observe.Telemetry, *prometheus.Registry) {
 	var level slog.Level
 	if v := e.getenv("LOG_LEVEL"); v != "" {
 		if err := level.UnmarshalText([]byte(v)); err != nil {
 			e.fail("LOG_LEVEL", v, "debug, info, warn or error")
 		}
 	}
-	opts := &slog.HandlerOptions{Level: level}
+	json := true
 	switch f := e.String("LOG_FORMAT", "json"); f {
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts))
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts))
+		json = false
 	default:
 		e.fail("LOG_FORMAT", f, "json or text")
-		return slog.New(slog.NewJSONHandler(w, opts))
 	}
+	reg := prometheus.NewRegistry()
+	return &observe.Telemetry{Registry: reg, Writer: w, JSON: json, Level: level}, reg
 }

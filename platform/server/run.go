@@ -13,16 +13,32 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/defectshowcase/showcase/platform/observe"
 )
 
-// Program describes one binary: its name, its default API address and how to
-// build its handler from the environment.
+// Program describes one binary: its name, its default addresses and how to
+// build what it serves.
 type Program struct {
-	Name        string
-	DefaultAddr string
-	// Build makes the handler; close, if not nil, runs after shutdown. The
-	// logger has no service attribute: each service adds its own name.
-	Build func(env *Env, logger *slog.Logger) (h http.Handler, close func() error, err error)
+	Name             string
+	DefaultAddr      string
+	DefaultAdminAddr string
+	Build            func(Deps) (Built, error)
+}
+
+// Deps is what a program builds from.
+type Deps struct {
+	Env       *Env
+	Telemetry *observe.Telemetry // the process's one registry and log output
+}
+
+// Built is what a program serves.
+type Built struct {
+	Handler http.Handler
+	Close   func() error // may be nil; runs after shutdown
+	Ready   ReadyFunc    // may be nil
 }
 
 // Service is what each category's library builds: a router and what it
@@ -32,17 +48,23 @@ type Service interface {
 	Close() error
 }
 
-// ServiceProgram is the Program of a binary that serves one Service.
-func ServiceProgram(name, defaultAddr string, build func(env *Env, logger *slog.Logger) (Service, error)) Program {
+// ServiceProgram is the Program of a binary that serves one Service; a
+// service with a Ready method has it checked by /readyz.
+func ServiceProgram(name, defaultAddr, defaultAdminAddr string, build func(Deps) (Service, error)) Program {
 	return Program{
-		Name:        name,
-		DefaultAddr: defaultAddr,
-		Build: func(env *Env, logger *slog.Logger) (http.Handler, func() error, error) {
-			svc, err := build(env, logger)
+		Name:             name,
+		DefaultAddr:      defaultAddr,
+		DefaultAdminAddr: defaultAdminAddr,
+		Build: func(d Deps) (Built, error) {
+			svc, err := build(d)
 			if err != nil {
-				return nil, nil, err
+				return Built{}, err
 			}
-			return svc.Handler(), svc.Close, nil
+			b := Built{Handler: svc.Handler(), Close: svc.Close}
+			if r, ok := svc.(interface{ Ready(context.Context) error }); ok {
+				b.Ready = r.Ready
+			}
+			return b, nil
 		},
 	}
 }
@@ -50,6 +72,7 @@ func ServiceProgram(name, defaultAddr string, build func(env *Env, logger *slog.
 // Config is what every binary reads before building its service.
 type Config struct {
 	Addr            string
+	AdminAddr       string
 	ShutdownTimeout time.Duration
 }
 
@@ -58,11 +81,13 @@ type Config struct {
 func ParseConfig(p Program, args []string, env *Env) (Config, error) {
 	cfg := Config{
 		Addr:            env.String("ADDR", p.DefaultAddr),
+		AdminAddr:       env.String("ADMIN_ADDR", p.DefaultAdminAddr),
 		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 15*time.Second),
 	}
 	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "API listen address (env ADDR)")
+	fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "admin listen address: /metrics, /healthz, /readyz (env ADMIN_ADDR)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "grace period for in-flight requests (env SHUTDOWN_TIMEOUT)")
 	if err := fs.Parse(args); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", p.Name, err)
@@ -73,42 +98,85 @@ func ParseConfig(p Program, args []string, env *Env) (Config, error) {
 	if err := env.Err(); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", p.Name, err)
 	}
+	if _, port, _ := net.SplitHostPort(cfg.Addr); cfg.Addr == cfg.AdminAddr && port != "0" {
+		return Config{}, fmt.Errorf("%s: the API and admin addresses are both %s; the admin endpoints never share the API port", p.Name, cfg.Addr)
+	}
 	return cfg, nil
 }
 
-// Run builds p, serves it until ctx ends and shuts down gracefully. When
-// ready is not nil it receives the bound address once the listener is open.
-func Run(ctx context.Context, p Program, args []string, getenv func(string) string, stdout io.Writer, ready chan<- net.Addr) error {
+// Addrs are the bound addresses of a running program.
+type Addrs struct{ API, Admin net.Addr }
+
+// Run builds p, serves its API and admin listeners until ctx ends, and
+// shuts down gracefully: /readyz turns 503, the API listener stops
+// accepting and drains, then the admin listener closes. When ready is not
+// nil it receives the bound addresses once both listeners are open.
+func Run(ctx context.Context, p Program, args []string, getenv func(string) string, stdout io.Writer, ready chan<- Addrs) error {
 	env := NewEnv(getenv)
-	base := env.Logger(stdout)
-	logger := base.With(slog.String("service", p.Name))
+	tel, reg := env.Telemetry(stdout)
+	logger := tel.Service(p.Name).Logger
 	cfg, err := ParseConfig(p, args, env)
 	if err != nil {
 		return err
 	}
-	h, closeFn, err := p.Build(env, base)
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	built, err := p.Build(Deps{Env: env, Telemetry: tel})
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.Name, err)
 	}
 	if err := env.Err(); err != nil {
-		return fmt.Errorf("%s: %w", p.Name, errors.Join(err, callClose(closeFn)))
+		return fmt.Errorf("%s: %w", p.Name, errors.Join(err, callClose(built.Close)))
 	}
 	defer func() {
-		if err := callClose(closeFn); err != nil {
+		if err := callClose(built.Close); err != nil {
 			logger.Error("close", slog.String("error", err.Error()))
 		}
 	}()
-	ln, err := net.Listen("tcp", cfg.Addr)
+	apiLn, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.Name, err)
 	}
-	logger.Info("listening", slog.String("addr", ln.Addr().String()))
-	if ready != nil {
-		ready <- ln.Addr()
+	adminLn, err := net.Listen("tcp", cfg.AdminAddr)
+	if err != nil {
+		_ = apiLn.Close()
+		return fmt.Errorf("%s: admin: %w", p.Name, err)
 	}
-	err = Serve(ctx, New(h, logger), ln, cfg.ShutdownTimeout)
+	admin := NewAdmin(reg, built.Ready, logger)
+	logger.Info("listening", slog.String("addr", apiLn.Addr().String()), slog.String("admin", adminLn.Addr().String()))
+	if ready != nil {
+		ready <- Addrs{API: apiLn.Addr(), Admin: adminLn.Addr()}
+	}
+
+	adminCtx, stopAdmin := context.WithCancel(context.Background())
+	adminDone := make(chan error, 1)
+	go func() { adminDone <- Serve(adminCtx, New(admin, logger), adminLn, time.Second) }()
+	apiCtx, stopAPI := context.WithCancel(context.Background())
+	apiDone := make(chan error, 1)
+	go func() { apiDone <- Serve(apiCtx, New(built.Handler, logger), apiLn, cfg.ShutdownTimeout) }()
+
+	// Whichever ends first (the signal, or a listener failing), the API
+	// drains before the admin listener, so /readyz says 503 meanwhile.
+	var apiErr, adminErr error
+	apiOpen, adminOpen := true, true
+	select {
+	case <-ctx.Done():
+		logger.Info("stopping", slog.Duration("grace", cfg.ShutdownTimeout))
+	case apiErr = <-apiDone:
+		apiOpen = false
+	case adminErr = <-adminDone:
+		adminOpen = false
+	}
+	admin.Stopping()
+	stopAPI()
+	if apiOpen {
+		apiErr = <-apiDone
+	}
+	stopAdmin()
+	if adminOpen {
+		adminErr = <-adminDone
+	}
 	logger.Info("stopped")
-	return err
+	return errors.Join(apiErr, adminErr)
 }
 
 func callClose(f func() error) error {

@@ -13,7 +13,7 @@ import (
 
 func TestParseConfig(t *testing.T) {
 	t.Parallel()
-	p := Program{Name: "x", DefaultAddr: ":8081"}
+	p := Program{Name: "x", DefaultAddr: ":8081", DefaultAdminAddr: ":9091"}
 	tests := []struct {
 		rule    string
 		args    []string
@@ -21,21 +21,23 @@ func TestParseConfig(t *testing.T) {
 		want    Config
 		wantErr string
 	}{
-		{"defaults", nil, nil, Config{Addr: ":8081", ShutdownTimeout: 15 * time.Second}, ""},
-		{"the environment", nil, map[string]string{"ADDR": ":9", "SHUTDOWN_TIMEOUT": "3s"}, Config{Addr: ":9", ShutdownTimeout: 3 * time.Second}, ""},
-		{"a flag wins over the environment", []string{"-addr", "127.0.0.1:7"}, map[string]string{"ADDR": ":9"}, Config{Addr: "127.0.0.1:7", ShutdownTimeout: 15 * time.Second}, ""},
-		{"an empty variable is unset", nil, map[string]string{"ADDR": ""}, Config{Addr: ":8081", ShutdownTimeout: 15 * time.Second}, ""},
+		{"defaults", nil, nil, Config{Addr: ":8081", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second}, ""},
+		{"the environment", nil, map[string]string{"ADDR": ":9", "SHUTDOWN_TIMEOUT": "3s"}, Config{Addr: ":9", AdminAddr: ":9091", ShutdownTimeout: 3 * time.Second}, ""},
+		{"a flag wins over the environment", []string{"-addr", "127.0.0.1:7"}, map[string]string{"ADDR": ":9"}, Config{Addr: "127.0.0.1:7", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second}, ""},
+		{"an empty variable is unset", nil, map[string]string{"ADDR": ""}, Config{Addr: ":8081", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second}, ""},
 		{"a bad duration", nil, map[string]string{"SHUTDOWN_TIMEOUT": "soon"}, Config{}, "SHUTDOWN_TIMEOUT"},
 		{"a negative duration", nil, map[string]string{"SHUTDOWN_TIMEOUT": "-1s"}, Config{}, "SHUTDOWN_TIMEOUT"},
 		{"an unknown flag", []string{"-port", "1"}, nil, Config{}, "port"},
 		{"a stray argument", []string{"serve"}, nil, Config{}, "serve"},
 		{"a bad log format", nil, map[string]string{"LOG_FORMAT": "xml"}, Config{}, "LOG_FORMAT"},
 		{"a bad log level", nil, map[string]string{"LOG_LEVEL": "loud"}, Config{}, "LOG_LEVEL"},
+		{"the admin address", []string{"-admin-addr", "127.0.0.1:1"}, map[string]string{"ADMIN_ADDR": ":2"}, Config{Addr: ":8081", AdminAddr: "127.0.0.1:1", ShutdownTimeout: 15 * time.Second}, ""},
+		{"admin and API on one port", nil, map[string]string{"ADMIN_ADDR": ":8081"}, Config{}, "admin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			env := NewEnv(func(k string) string { return tt.env[k] })
-			env.Logger(io.Discard)
+			env.Telemetry(io.Discard)
 			got, err := ParseConfig(p, tt.args, env)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

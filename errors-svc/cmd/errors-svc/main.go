@@ -2,14 +2,12 @@
 package main
 
 import (
-	"log/slog"
-
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
 func main() {
-	server.Main(server.ServiceProgram("errors-svc", ":8082", func(env *server.Env, logger *slog.Logger) (server.Service, error) {
-		return errorssvc.New(errorssvc.ConfigFromEnv(env, logger))
+	server.Main(server.ServiceProgram("errors-svc", ":8082", ":9092", func(d server.Deps) (server.Service, error) {
+		return errorssvc.New(errorssvc.ConfigFromEnv(d))
 	}))
 }

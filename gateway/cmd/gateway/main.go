@@ -3,23 +3,10 @@
 package main
 
 import (
-	"log/slog"
-	"net/http"
-
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-var program = server.Program{
-	Name:        "gateway",
-	DefaultAddr: ":8080",
-	Build: func(env *server.Env, logger *slog.Logger) (http.Handler, func() error, error) {
-		g, closeFn, err := gateway.Assemble(env, logger)
-		if err != nil {
-			return nil, nil, err
-		}
-		return g, closeFn, nil
-	},
+func main() {
+	server.Main(server.Program{Name: "gateway", DefaultAddr: ":8080", DefaultAdminAddr: ":9090", Build: gateway.Assemble})
 }
-
-func main() { server.Main(program) }

@@ -1,0 +1,70 @@
+package observe
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+// HeaderRequestID carries a request's ID from the client through the
+// gateway to the service and back.
+const HeaderRequestID = "X-Request-Id"
+
+// MaxRequestIDLen bounds an accepted incoming ID.
+const MaxRequestIDLen = 128
+
+var (
+	idPrefix  = newPrefix()
+	idCounter atomic.Uint64
+)
+
+func newPrefix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b) + "-"
+}
+
+// NewRequestID makes an ID unique across processes: a random per-process
+// prefix and a counter.
+func NewRequestID() string {
+	return idPrefix + strconv.FormatUint(idCounter.Add(1), 10)
+}
+
+// SaneRequestID reports whether an incoming ID can be kept: 1 to 128
+// characters of letters, digits and . _ : - (nothing a log or header could
+// be confused by).
+func SaneRequestID(id string) bool {
+	if id == "" || len(id) > MaxRequestIDLen {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// RequestID keeps a sane incoming X-Request-Id or makes one, puts it on the
+// request (for an upstream), in the context (for the log) and on the
+// response.
+func RequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(HeaderRequestID)
+		if !SaneRequestID(id) {
+			id = NewRequestID()
+			r.Header.Set(HeaderRequestID, id)
+		}
+		w.Header().Set(HeaderRequestID, id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), middleware.RequestIDKey, id)))
+	})
+}
+
+// RequestIDFrom returns the request's ID.
+func RequestIDFrom(ctx context.Context) string { return middleware.GetReqID(ctx) }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what the end-to-end tests drive for real: Prometheus (Debian's
+# package) and k6 (built from the Go module proxy, pinned). Run by
+# `make test`; safe to run again. Where it cannot install (not root, no
+# apt), it says so, and the tests that need the tool skip locally and fail
+# in CI (CI=true).
+set -uo pipefail
+
+K6_VERSION=${K6_VERSION:-v1.8.1}
+gobin=$(go env GOPATH)/bin
+
+need_apt=()
+command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+
+if ((${#need_apt[@]})); then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "test-deps: installing ${need_apt[*]} from Debian"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null 2>&1 || true
+		apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null ||
+			echo "test-deps: could not install ${need_apt[*]}; the tests that need them will skip (and fail in CI)"
+	else
+		echo "test-deps: ${need_apt[*]} missing and cannot be installed here (needs root and apt-get); those tests will skip"
+	fi
+fi
+
+if ! "$gobin/k6" version 2>/dev/null | grep -q "k6 ${K6_VERSION}"; then
+	echo "test-deps: building k6 ${K6_VERSION} (a few minutes the first time)"
+	GOFLAGS= GOWORK=off go install "go.k6.io/k6@${K6_VERSION}" ||
+		echo "test-deps: could not build k6; the load-test scenario test will skip (and fail in CI)"
+fi
+exit 0
