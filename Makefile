@@ -8,7 +8,12 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: run run-split test test-deps test-modules lint build contract bench loadtest clean
+.PHONY: run run-split test test-deps test-modules lint build images compose-up compose-down contract bench loadtest clean
+
+IMAGE_PREFIX ?= defect-showcase
+TAG          ?= latest
+COMPOSE      ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
+PROJECT      ?= defect-showcase
 
 ## run: the whole service in one process on :8080 (ADDR to change it)
 run:
@@ -46,6 +51,24 @@ build:
 	@set -e; for c in $(CMDS); do \
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/$$c ./$$c/cmd/$$c; \
 	done
+
+## images: the five images, FROM scratch with the binaries built here (no image is pulled)
+images: build
+	@set -e; for c in $(CMDS); do \
+		docker build -q --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(TAG) . >/dev/null 2>&1 || docker build --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(TAG) .; \
+		docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/$$c:$(TAG); \
+	done
+
+## compose-up: the five containers (make images first); API :8080, admin :9090
+compose-up:
+	SHOWCASE_TAG=$(TAG) $(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml up -d
+	@echo "waiting for the gateway to be healthy"; for i in $$(seq 60); do \
+		[ "$$(docker inspect -f '{{.State.Health.Status}}' $$($(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml ps -q gateway) 2>/dev/null)" = healthy ] && { echo ready; exit 0; }; \
+		sleep 1; done; echo "the gateway did not become healthy"; exit 1
+
+## compose-down: stop and remove the containers and networks
+compose-down:
+	$(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml down -v --remove-orphans
 
 ## contract: refresh the gateway's embedded copy of openapi.yaml
 contract:

@@ -45,6 +45,12 @@ func openStore(path string, maxRows int) (*recordStore, error) {
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
+	// Temporary tables and indices stay in memory: the container's root
+	// file system is read-only.
+	if _, err := db.Exec(`PRAGMA temp_store = MEMORY`); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("sqlite %q: %w", path, err)
+	}
 	if _, err := db.Exec(schema); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("create schema in %q: %w", path, err)

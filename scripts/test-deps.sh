@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests drive for real: Prometheus (Debian's
-# package) and k6 (built from the Go module proxy, pinned). Run by
+# package), k6 and Docker Compose v2 (both built from the Go module proxy,
+# pinned; Debian's docker-compose is v1, and the compose test runs both). Run by
 # `make test`; safe to run again. Where it cannot install (not root, no
 # apt), it says so, and the tests that need the tool skip locally and fail
 # in CI (CI=true).
 set -uo pipefail
 
 K6_VERSION=${K6_VERSION:-v1.8.1}
+COMPOSE_VERSION=${COMPOSE_VERSION:-v2.29.7}
 gobin=$(go env GOPATH)/bin
 
 need_apt=()
@@ -28,5 +30,16 @@ if ! "$gobin/k6" version 2>/dev/null | grep -q "k6 ${K6_VERSION}"; then
 	echo "test-deps: building k6 ${K6_VERSION} (a few minutes the first time)"
 	GOFLAGS= GOWORK=off go install "go.k6.io/k6@${K6_VERSION}" ||
 		echo "test-deps: could not build k6; the load-test scenario test will skip (and fail in CI)"
+fi
+if command -v docker >/dev/null 2>&1 && ! docker compose version 2>/dev/null | grep -q "${COMPOSE_VERSION#v}"; then
+	echo "test-deps: building docker compose ${COMPOSE_VERSION} (a few minutes the first time)"
+	plugins=${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins
+	tmp=$(mktemp -d)
+	if GOFLAGS= GOWORK=off GOBIN="$tmp" go install -ldflags "-X github.com/docker/compose/v2/internal.Version=${COMPOSE_VERSION}" "github.com/docker/compose/v2/cmd@${COMPOSE_VERSION}"; then
+		mkdir -p "$plugins" && mv "$tmp/cmd" "$plugins/docker-compose"
+	else
+		echo "test-deps: could not build docker compose v2; the compose test runs with what there is"
+	fi
+	rm -rf "$tmp"
 fi
 exit 0

@@ -179,6 +179,30 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 	return errors.Join(apiErr, adminErr)
 }
 
+// Healthcheck asks /readyz on the admin address the process was given
+// (ADMIN_ADDR, or p's default) over loopback.
+func Healthcheck(p Program, getenv func(string) string) error {
+	addr := NewEnv(getenv).String("ADMIN_ADDR", p.DefaultAdminAddr)
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("healthcheck: ADMIN_ADDR=%q: %w", addr, err)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	client := &http.Client{Timeout: 2 * time.Second}
+	resp, err := client.Get("http://" + net.JoinHostPort(host, port) + "/readyz")
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("healthcheck: not ready: %d %s", resp.StatusCode, body)
+	}
+	return nil
+}
+
 func callClose(f func() error) error {
 	if f == nil {
 		return nil
@@ -187,8 +211,16 @@ func callClose(f func() error) error {
 }
 
 // Main is the whole of a cmd's main: it runs p until SIGINT or SIGTERM and
-// exits non-zero on error.
+// exits non-zero on error. `<binary> healthcheck` instead asks the running
+// process's /readyz and exits 0 when it is ready (images have no curl).
 func Main(p Program) {
+	if len(os.Args) == 2 && os.Args[1] == "healthcheck" {
+		if err := Healthcheck(p, os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := Run(ctx, p, os.Args[1:], os.Getenv, os.Stdout, nil); err != nil {
