@@ -12,6 +12,12 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
+// Default listen addresses of the standalone binary.
+const (
+	DefaultAddr      = ":8083"
+	DefaultAdminAddr = ":9093"
+)
+
 // Config configures the service. It has nothing to tune but its telemetry.
 type Config struct {
 	Telemetry *observe.Telemetry // nil: discarded

@@ -78,8 +78,30 @@ func TestComposeEndToEnd(t *testing.T) {
 			_ = exec.Command("docker", "rmi", "defect-showcase/"+svc+":"+tag).Run()
 		}
 	})
+	t.Run("images", func(t *testing.T) { checkImages(t, tag) })
 	for name, tool := range tools {
 		t.Run(name, func(t *testing.T) { composeScenario(t, tool, tag) })
+	}
+}
+
+// Each image is a static binary in an empty image: under 20 MB, run as a
+// non-root user, no shell to exec into.
+func checkImages(t *testing.T, tag string) {
+	for _, svc := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc"} {
+		image := "defect-showcase/" + svc + ":" + tag
+		var size int64
+		fmt.Sscan(strings.TrimSpace(run(t, nil, "docker", "image", "inspect", "-f", "{{.Size}}", image)), &size)
+		user := strings.TrimSpace(run(t, nil, "docker", "image", "inspect", "-f", "{{.Config.User}}", image))
+		if size <= 0 || size >= 20<<20 {
+			t.Errorf("%s: %d bytes, want under 20 MB", image, size)
+		}
+		if user == "" || user == "0" || strings.HasPrefix(user, "root") || strings.HasPrefix(user, "0:") {
+			t.Errorf("%s: runs as %q, want a non-root user", image, user)
+		}
+		if exec.Command("docker", "run", "--rm", "--entrypoint", "/bin/sh", image, "-c", "true").Run() == nil {
+			t.Errorf("%s has a shell", image)
+		}
+		t.Logf("%s: %.1f MB, user %s", image, float64(size)/(1<<20), user)
 	}
 }
 

@@ -13,6 +13,12 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
+// Default listen addresses of the standalone binary.
+const (
+	DefaultAddr      = ":8082"
+	DefaultAdminAddr = ":9092"
+)
+
 // Config configures the service.
 type Config struct {
 	Telemetry *observe.Telemetry // nil: discarded

@@ -20,6 +20,12 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
+// Default listen addresses of the gateway.
+const (
+	DefaultAddr      = ":8080"
+	DefaultAdminAddr = ":9090"
+)
+
 // Category is a row of the prefix table.
 type Category struct {
 	Name   string // security, errors, conformance, performance

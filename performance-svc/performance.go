@@ -16,6 +16,12 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
+// Default listen addresses of the standalone binary.
+const (
+	DefaultAddr      = ":8084"
+	DefaultAdminAddr = ":9094"
+)
+
 // Config configures the service.
 type Config struct {
 	Telemetry *observe.Telemetry // nil: discarded

@@ -10,6 +10,12 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
+// Default listen addresses of the standalone binary.
+const (
+	DefaultAddr      = ":8081"
+	DefaultAdminAddr = ":9091"
+)
+
 // Config configures the service. It has nothing to tune but its telemetry.
 type Config struct {
 	Telemetry *observe.Telemetry // nil: discarded

@@ -14,6 +14,13 @@ import (
 	"github.com/defectshowcase/showcase/platform/routes"
 )
 
+// Paths of the admin listener.
+const (
+	PathMetrics = "/metrics"
+	PathHealthz = "/healthz"
+	PathReadyz  = "/readyz"
+)
+
 // ReadyFunc reports whether what a process depends on is ready.
 type ReadyFunc func(ctx context.Context) error
 
@@ -31,15 +38,15 @@ type Admin struct {
 // NewAdmin serves reg's metrics and the health endpoints. ready may be nil.
 func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger) *Admin {
 	a := &Admin{mux: http.NewServeMux(), ready: ready}
-	a.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+	a.mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:            slog.NewLogLogger(logger.Handler(), slog.LevelError),
 		ErrorHandling:       promhttp.ContinueOnError,
 		MaxRequestsInFlight: 4,
 	}))
-	a.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+	a.mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
 		respond.JSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	})
-	a.mux.HandleFunc("GET /readyz", a.serveReady)
+	a.mux.HandleFunc("GET "+PathReadyz, a.serveReady)
 	a.mux.HandleFunc("/", routes.NotFound)
 	return a
 }

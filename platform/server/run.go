@@ -191,7 +191,7 @@ func Healthcheck(p Program, getenv func(string) string) error {
 		host = "127.0.0.1"
 	}
 	client := &http.Client{Timeout: 2 * time.Second}
-	resp, err := client.Get("http://" + net.JoinHostPort(host, port) + "/readyz")
+	resp, err := client.Get("http://" + net.JoinHostPort(host, port) + PathReadyz)
 	if err != nil {
 		return fmt.Errorf("healthcheck: %w", err)
 	}

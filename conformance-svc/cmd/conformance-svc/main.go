@@ -7,7 +7,7 @@ import (
 )
 
 func main() {
-	server.Main(server.ServiceProgram("conformance-svc", ":8083", ":9093", func(d server.Deps) (server.Service, error) {
+	server.Main(server.ServiceProgram("conformance-svc", conformancesvc.DefaultAddr, conformancesvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
 		return conformancesvc.New(conformancesvc.ConfigFromEnv(d))
 	}))
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func main() {
-	server.Main(server.ServiceProgram("errors-svc", ":8082", ":9092", func(d server.Deps) (server.Service, error) {
+	server.Main(server.ServiceProgram("errors-svc", errorssvc.DefaultAddr, errorssvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
 		return errorssvc.New(errorssvc.ConfigFromEnv(d))
 	}))
 }

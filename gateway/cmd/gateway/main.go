@@ -8,5 +8,5 @@ import (
 )
 
 func main() {
-	server.Main(server.Program{Name: "gateway", DefaultAddr: ":8080", DefaultAdminAddr: ":9090", Build: gateway.Assemble})
+	server.Main(server.Program{Name: "gateway", DefaultAddr: gateway.DefaultAddr, DefaultAdminAddr: gateway.DefaultAdminAddr, Build: gateway.Assemble})
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func main() {
-	server.Main(server.ServiceProgram("performance-svc", ":8084", ":9094", func(d server.Deps) (server.Service, error) {
+	server.Main(server.ServiceProgram("performance-svc", performancesvc.DefaultAddr, performancesvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
 		return performancesvc.New(performancesvc.ConfigFromEnv(d))
 	}))
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func main() {
-	server.Main(server.ServiceProgram("security-svc", ":8081", ":9091", func(d server.Deps) (server.Service, error) {
+	server.Main(server.ServiceProgram("security-svc", securitysvc.DefaultAddr, securitysvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
 		return securitysvc.New(securitysvc.ConfigFromEnv(d))
 	}))
 }
