@@ -8,12 +8,13 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: run run-split test test-deps test-modules lint build images compose-up compose-down contract bench loadtest clean
+.PHONY: run run-split test test-deps test-modules lint fuzz build images compose-up compose-down contract bench loadtest clean
 
 IMAGE_PREFIX ?= defect-showcase
 TAG          ?= latest
 COMPOSE      ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
 PROJECT      ?= defect-showcase
+STATICCHECK  := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 ## run: the whole service in one process on :8080 (ADDR to change it)
 run:
@@ -23,8 +24,8 @@ run:
 run-split: build
 	./scripts/run-split.sh $(BIN)
 
-## test: every module's tests with -race, after checking each module builds on its own
-test: test-deps test-modules
+## test: lint, then every module's tests with -race, after checking each module builds on its own
+test: test-deps lint test-modules
 	@set -e; for d in $(MODULES); do \
 		echo "== $$d"; \
 		(cd $$d && $(GO) test -race -count=1 ./...); \
@@ -41,9 +42,21 @@ test-modules:
 	done
 	@cmp -s openapi.yaml gateway/contract/openapi.yaml || { echo "gateway/contract/openapi.yaml is stale: run make contract"; exit 1; }
 
-## lint: go vet over every module
+## lint: go vet and staticcheck (pinned) over every module
 lint:
-	@set -e; for d in $(MODULES); do (cd $$d && $(GO) vet ./...); done
+	@set -e; for d in $(MODULES); do \
+		(cd $$d && $(GO) vet ./... && GOFLAGS= $(GO) run $(STATICCHECK) ./...); \
+	done
+
+## fuzz: every fuzz target for FUZZTIME (default 1m) each; make test runs their seed corpora
+FUZZTIME ?= 1m
+FUZZ_TARGETS := platform/reqparse:FuzzQueryFirst platform/reqparse:FuzzParseInt platform/reqparse:FuzzDecodeObject \
+	gateway:FuzzEndpoints gateway:FuzzGatewayRouting
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
+	done
 
 ## build: static binaries of the five programs in ./bin
 build:

@@ -65,13 +65,12 @@ func Assemble(d server.Deps) (server.Built, error) {
 		}
 		return errors.Join(errs...)
 	}
-	transport := NewTransport()
 	metrics := newProxyMetrics(in.Registerer)
 	handlers := map[string]Handler{}
 	for _, c := range Categories {
 		if u, ok := ups[c.Name]; ok {
-			handlers[c.Name] = NewUpstream(c, u, transport, metrics, in.Logger)
-			in.Logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.String()))
+			handlers[c.Name] = NewUpstream(c, u.URL, NewTransport(u.Timeout), metrics, in.Logger)
+			in.Logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.URL.String()), slog.Duration("timeout", u.Timeout))
 			continue
 		}
 		svc, err := embedded(c.Name, d)

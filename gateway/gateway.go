@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
@@ -42,10 +43,18 @@ var Categories = []Category{
 	{Name: "performance", Prefix: "/performance", Env: "UPSTREAM_PERFORMANCE", Probe: "/performance/inefficient-algorithm"},
 }
 
-// ParseUpstreams reads each category's upstream URL from the environment;
-// a category without one is served in-process.
-func ParseUpstreams(env *server.Env) (map[string]*url.URL, error) {
-	ups := map[string]*url.URL{}
+// UpstreamConfig is where a proxied category goes and how long it may take.
+type UpstreamConfig struct {
+	URL     *url.URL
+	Timeout time.Duration
+}
+
+// ParseUpstreams reads each category's upstream URL from the environment,
+// and its timeout (UPSTREAM_<CATEGORY>_TIMEOUT, else UPSTREAM_TIMEOUT); a
+// category without a URL is served in-process.
+func ParseUpstreams(env *server.Env) (map[string]UpstreamConfig, error) {
+	ups := map[string]UpstreamConfig{}
+	timeout := env.Duration("UPSTREAM_TIMEOUT", DefaultUpstreamTimeout)
 	for _, c := range Categories {
 		raw := env.String(c.Env, "")
 		if raw == "" {
@@ -57,9 +66,9 @@ func ParseUpstreams(env *server.Env) (map[string]*url.URL, error) {
 			return nil, fmt.Errorf("%s=%q: want an http(s) URL of scheme, host and port only, such as http://security-svc:8081", c.Env, raw)
 		}
 		u.Path = ""
-		ups[c.Name] = u
+		ups[c.Name] = UpstreamConfig{URL: u, Timeout: env.Duration(c.Env+"_TIMEOUT", timeout)}
 	}
-	return ups, nil
+	return ups, env.Err()
 }
 
 // Handler serves one category: an Upstream or a service's own router. Ready

@@ -21,13 +21,18 @@ import (
 	"github.com/defectshowcase/showcase/platform/respond"
 )
 
-// NewTransport is the transport to the upstreams: no environment proxy, no
-// transparent compression (bodies pass through as the client asked), and
-// enough idle connections per upstream that heavy load reuses connections
-// instead of churning through ports.
-func NewTransport() *http.Transport {
+// DefaultUpstreamTimeout bounds the wait for an upstream's answer: room for
+// endpoint 10 at its maximum n behind a full queue.
+const DefaultUpstreamTimeout = time.Minute
+
+// NewTransport is the transport to one upstream: no environment proxy, no
+// transparent compression (bodies pass through as the client asked), enough
+// idle connections that heavy load reuses connections instead of churning
+// through ports, and at most timeout to wait for the answer's headers.
+func NewTransport(timeout time.Duration) *http.Transport {
 	return &http.Transport{
-		Proxy: nil,
+		ResponseHeaderTimeout: timeout,
+		Proxy:                 nil,
 		DialContext: (&net.Dialer{
 			Timeout:   2 * time.Second,
 			KeepAlive: 30 * time.Second,

@@ -188,6 +188,9 @@ func Run(t *testing.T, base string, client *http.Client) {
 		if err := c.Verify(r); err != nil {
 			t.Error(err)
 		}
+		if err := Outcome(c.method(), c.Target, r.Status, r.Header, r.Body); err != nil {
+			t.Errorf("not an allowed outcome: %v", err)
+		}
 	})
 }
 

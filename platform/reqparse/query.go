@@ -8,7 +8,7 @@ import (
 // QueryFirst returns the first value of name in a raw query string, split the
 // way Werkzeug split it: pairs on '&' only (a ';' is part of a value), key and
 // value on the first '=', '+' as a space, malformed percent escapes kept as
-// they are. A pair without '=' has the empty value. It does not allocate
+// they are, invalid UTF-8 replaced. A pair without '=' has the empty value. It does not allocate
 // unless a key or value needs unescaping.
 func QueryFirst(rawQuery, name string) (string, bool) {
 	for rawQuery != "" {
@@ -28,6 +28,9 @@ func QueryFirst(rawQuery, name string) (string, bool) {
 
 func unescape(s string) string {
 	if !strings.ContainsAny(s, "%+") {
+		if !utf8.ValidString(s) { // raw bytes, decoded as Werkzeug did: replaced
+			return strings.ToValidUTF8(s, "\uFFFD")
+		}
 		return s
 	}
 	b := make([]byte, 0, len(s))

@@ -74,6 +74,7 @@ type Config struct {
 	Addr            string
 	AdminAddr       string
 	ShutdownTimeout time.Duration
+	Limits          Limits
 }
 
 // ParseConfig reads the common settings: flags win over the environment,
@@ -83,6 +84,13 @@ func ParseConfig(p Program, args []string, env *Env) (Config, error) {
 		Addr:            env.String("ADDR", p.DefaultAddr),
 		AdminAddr:       env.String("ADMIN_ADDR", p.DefaultAdminAddr),
 		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 15*time.Second),
+		Limits: Limits{
+			ReadHeaderTimeout: env.Duration("READ_HEADER_TIMEOUT", DefaultLimits.ReadHeaderTimeout),
+			ReadTimeout:       env.Duration("READ_TIMEOUT", DefaultLimits.ReadTimeout),
+			WriteTimeout:      env.Duration("WRITE_TIMEOUT", DefaultLimits.WriteTimeout),
+			IdleTimeout:       env.Duration("IDLE_TIMEOUT", DefaultLimits.IdleTimeout),
+			MaxHeaderBytes:    env.Int("MAX_HEADER_BYTES", DefaultLimits.MaxHeaderBytes, 8<<10, 1<<20),
+		},
 	}
 	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -149,10 +157,10 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
 	adminDone := make(chan error, 1)
-	go func() { adminDone <- Serve(adminCtx, New(admin, logger), adminLn, time.Second) }()
+	go func() { adminDone <- Serve(adminCtx, New(admin, logger, cfg.Limits), adminLn, time.Second) }()
 	apiCtx, stopAPI := context.WithCancel(context.Background())
 	apiDone := make(chan error, 1)
-	go func() { apiDone <- Serve(apiCtx, New(built.Handler, logger), apiLn, cfg.ShutdownTimeout) }()
+	go func() { apiDone <- Serve(apiCtx, New(built.Handler, logger, cfg.Limits), apiLn, cfg.ShutdownTimeout) }()
 
 	// Whichever ends first (the signal, or a listener failing), the API
 	// drains before the admin listener, so /readyz says 503 meanwhile.

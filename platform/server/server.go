@@ -12,27 +12,37 @@ import (
 	"time"
 )
 
-// Limits of every listener. The write timeout leaves room for the slowest
-// legitimate request: endpoint 10 at its maximum n waiting behind a queue.
-const (
-	ReadHeaderTimeout = 10 * time.Second
-	ReadTimeout       = 30 * time.Second
-	WriteTimeout      = 2 * time.Minute
-	IdleTimeout       = 2 * time.Minute
-	// MaxHeaderBytes covers the request line too: a 4300-digit query
-	// parameter must fit, with room to spare.
-	MaxHeaderBytes = 64 << 10
-)
+// Limits bound what one connection can hold: a client sending its headers or
+// body slowly (slowloris) is cut off, an idle connection closed, and headers
+// (the request line included) are bounded in size.
+type Limits struct {
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration // headers and body
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	MaxHeaderBytes    int
+}
 
-// New returns a server for h with the showcase's limits.
-func New(h http.Handler, logger *slog.Logger) *http.Server {
+// DefaultLimits: the write timeout leaves room for the slowest legitimate
+// request, endpoint 10 at its maximum n waiting behind a full queue; the
+// header limit fits a 4300-digit query parameter with room to spare.
+var DefaultLimits = Limits{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       30 * time.Second,
+	WriteTimeout:      2 * time.Minute,
+	IdleTimeout:       2 * time.Minute,
+	MaxHeaderBytes:    64 << 10,
+}
+
+// New returns a server for h with the given limits.
+func New(h http.Handler, logger *slog.Logger, l Limits) *http.Server {
 	return &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: ReadHeaderTimeout,
-		ReadTimeout:       ReadTimeout,
-		WriteTimeout:      WriteTimeout,
-		IdleTimeout:       IdleTimeout,
-		MaxHeaderBytes:    MaxHeaderBytes,
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		WriteTimeout:      l.WriteTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 }

@@ -21,17 +21,19 @@ func TestParseConfig(t *testing.T) {
 		want    Config
 		wantErr string
 	}{
-		{"defaults", nil, nil, Config{Addr: ":8081", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second}, ""},
-		{"the environment", nil, map[string]string{"ADDR": ":9", "SHUTDOWN_TIMEOUT": "3s"}, Config{Addr: ":9", AdminAddr: ":9091", ShutdownTimeout: 3 * time.Second}, ""},
-		{"a flag wins over the environment", []string{"-addr", "127.0.0.1:7"}, map[string]string{"ADDR": ":9"}, Config{Addr: "127.0.0.1:7", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second}, ""},
-		{"an empty variable is unset", nil, map[string]string{"ADDR": ""}, Config{Addr: ":8081", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second}, ""},
+		{"defaults", nil, nil, Config{Addr: ":8081", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second, Limits: DefaultLimits}, ""},
+		{"the environment", nil, map[string]string{"ADDR": ":9", "SHUTDOWN_TIMEOUT": "3s"}, Config{Addr: ":9", AdminAddr: ":9091", ShutdownTimeout: 3 * time.Second, Limits: DefaultLimits}, ""},
+		{"a flag wins over the environment", []string{"-addr", "127.0.0.1:7"}, map[string]string{"ADDR": ":9"}, Config{Addr: "127.0.0.1:7", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second, Limits: DefaultLimits}, ""},
+		{"an empty variable is unset", nil, map[string]string{"ADDR": ""}, Config{Addr: ":8081", AdminAddr: ":9091", ShutdownTimeout: 15 * time.Second, Limits: DefaultLimits}, ""},
 		{"a bad duration", nil, map[string]string{"SHUTDOWN_TIMEOUT": "soon"}, Config{}, "SHUTDOWN_TIMEOUT"},
 		{"a negative duration", nil, map[string]string{"SHUTDOWN_TIMEOUT": "-1s"}, Config{}, "SHUTDOWN_TIMEOUT"},
 		{"an unknown flag", []string{"-port", "1"}, nil, Config{}, "port"},
 		{"a stray argument", []string{"serve"}, nil, Config{}, "serve"},
 		{"a bad log format", nil, map[string]string{"LOG_FORMAT": "xml"}, Config{}, "LOG_FORMAT"},
 		{"a bad log level", nil, map[string]string{"LOG_LEVEL": "loud"}, Config{}, "LOG_LEVEL"},
-		{"the admin address", []string{"-admin-addr", "127.0.0.1:1"}, map[string]string{"ADMIN_ADDR": ":2"}, Config{Addr: ":8081", AdminAddr: "127.0.0.1:1", ShutdownTimeout: 15 * time.Second}, ""},
+		{"the admin address", []string{"-admin-addr", "127.0.0.1:1"}, map[string]string{"ADMIN_ADDR": ":2"}, Config{Addr: ":8081", AdminAddr: "127.0.0.1:1", ShutdownTimeout: 15 * time.Second, Limits: DefaultLimits}, ""},
+		{"a bad header limit", nil, map[string]string{"MAX_HEADER_BYTES": "10"}, Config{}, "MAX_HEADER_BYTES"},
+		{"a bad read timeout", nil, map[string]string{"READ_HEADER_TIMEOUT": "0s"}, Config{}, "READ_HEADER_TIMEOUT"},
 		{"admin and API on one port", nil, map[string]string{"ADMIN_ADDR": ":8081"}, Config{}, "admin"},
 	}
 	for _, tt := range tests {
@@ -85,7 +87,7 @@ func TestServeDrainsInFlight(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, New(h, slog.New(slog.DiscardHandler)), ln, 5*time.Second) }()
+	go func() { served <- Serve(ctx, New(h, slog.New(slog.DiscardHandler), DefaultLimits), ln, 5*time.Second) }()
 	got := make(chan string, 1)
 	go func() {
 		resp, err := http.Get("http://" + ln.Addr().String())

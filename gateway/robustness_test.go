@@ -1,0 +1,241 @@
+package gateway_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/gateway/suite"
+)
+
+// recorder is an upstream that remembers what reached it.
+type recorder struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func newRecorder(t *testing.T, delay time.Duration) *recorder {
+	t.Helper()
+	rec := &recorder{}
+	rec.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.reqs = append(rec.reqs, r.Clone(r.Context()))
+		rec.mu.Unlock()
+		if delay > 0 {
+			select {
+			case <-time.After(delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	}))
+	t.Cleanup(rec.Close)
+	return rec
+}
+
+func (r *recorder) seen() []*http.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*http.Request(nil), r.reqs...)
+}
+
+// rawRequest writes req as is on a new connection and reads the answer.
+func rawRequest(t *testing.T, addr, req string) (int, string) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer to %q: %v", req, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// The gateway calls nothing but its configured upstreams, each only for its
+// own category, whatever the request line, Host or path says; it strips
+// hop-by-hop headers and sets X-Forwarded-* from the real peer.
+func TestGatewayHygiene(t *testing.T) {
+	t.Parallel()
+	security, performance, canary := newRecorder(t, 0), newRecorder(t, 0), newRecorder(t, 0)
+	gw := startEmbedded(t, map[string]string{"UPSTREAM_SECURITY": security.URL, "UPSTREAM_PERFORMANCE": performance.URL})
+	addr := strings.TrimPrefix(gw.URL, "http://")
+	canaryHost := strings.TrimPrefix(canary.URL, "http://")
+
+	requests := []struct{ rule, raw, wantPath string }{
+		{"an absolute-form URI naming another host", "GET " + canary.URL + "/security/x HTTP/1.1\r\nHost: " + canaryHost + "\r\n\r\n", "/security/x"},
+		{"a foreign Host header", "GET /security/x HTTP/1.1\r\nHost: " + canaryHost + "\r\n\r\n", "/security/x"},
+		{"dot segments toward another category", "GET /security/../performance/unbounded-result-set HTTP/1.1\r\nHost: x\r\n\r\n", "/security/../performance/unbounded-result-set"},
+		{"an encoded slash toward another category", "GET /security/..%2Fperformance/x HTTP/1.1\r\nHost: x\r\n\r\n", "/security/..%2Fperformance/x"},
+		{"a doubled slash", "GET /security//x HTTP/1.1\r\nHost: x\r\n\r\n", "/security//x"},
+	}
+	for _, r := range requests {
+		status, _ := rawRequest(t, addr, r.raw)
+		if status != 200 {
+			t.Errorf("%s: %d", r.rule, status)
+		}
+	}
+	// Paths the gateway itself refuses never reach an upstream.
+	for _, raw := range []string{
+		"GET /performance/../security/x HTTP/1.1\r\nHost: x\r\n\r\n", // goes to performance, never security's routes
+		"GET //security/x HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /%73ecurity/x HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+	} {
+		rawRequest(t, addr, raw)
+	}
+	seen := security.seen()
+	if len(seen) != len(requests)+1 { // +1: /%73ecurity decodes to the security prefix and is forwarded as sent
+		t.Errorf("security upstream saw %d requests, want %d", len(seen), len(requests)+1)
+	}
+	for i, r := range requests {
+		if i < len(seen) && seen[i].URL.EscapedPath() != r.wantPath {
+			t.Errorf("%s: upstream got path %q, want %q as sent", r.rule, seen[i].URL.EscapedPath(), r.wantPath)
+		}
+	}
+	if n := len(performance.seen()); n != 1 {
+		t.Errorf("performance upstream saw %d requests, want only its own one", n)
+	}
+	if n := len(canary.seen()); n != 0 {
+		t.Fatalf("the gateway called a host named in the request %d times", n)
+	}
+
+	// Hop-by-hop headers are removed; X-Forwarded-* come from the real peer.
+	status, _ := rawRequest(t, addr, "GET /security/h HTTP/1.1\r\nHost: showcase.test\r\n"+
+		"Connection: keep-alive, X-Secret\r\nX-Secret: 1\r\nKeep-Alive: timeout=5\r\nProxy-Authorization: Basic eA==\r\n"+
+		"Upgrade: websocket\r\nX-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Host: evil.test\r\nX-Forwarded-Proto: https\r\n"+
+		"Forwarded: for=6.6.6.6\r\n\r\n")
+	if status != 200 {
+		t.Fatalf("hop-by-hop request: %d", status)
+	}
+	last := security.seen()[len(security.seen())-1]
+	for _, h := range []string{"X-Secret", "Keep-Alive", "Proxy-Authorization", "Upgrade", "Forwarded"} {
+		if v := last.Header.Get(h); v != "" {
+			t.Errorf("upstream received %s: %q", h, v)
+		}
+	}
+	if xff := last.Header.Values("X-Forwarded-For"); len(xff) != 1 || xff[0] != "127.0.0.1" {
+		t.Errorf("X-Forwarded-For %q, want the real peer 127.0.0.1 only", xff)
+	}
+	if h, p := last.Header.Get("X-Forwarded-Host"), last.Header.Get("X-Forwarded-Proto"); h != "showcase.test" || p != "http" {
+		t.Errorf("X-Forwarded-Host %q, X-Forwarded-Proto %q; want the request's own showcase.test and http", h, p)
+	}
+}
+
+// An upstream slower than its timeout answers 504 JSON, for its category only.
+func TestUpstreamTimeout(t *testing.T) {
+	t.Parallel()
+	slow, fast := newRecorder(t, 5*time.Second), newRecorder(t, 0)
+	gw := startEmbedded(t, map[string]string{
+		"UPSTREAM_PERFORMANCE": slow.URL, "UPSTREAM_PERFORMANCE_TIMEOUT": "300ms",
+		"UPSTREAM_SECURITY": fast.URL, "UPSTREAM_TIMEOUT": "10s",
+	})
+	start := time.Now()
+	resp, err := gw.Client().Get(gw.URL + suite.PathUnboundedResultSet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if resp.StatusCode != http.StatusGatewayTimeout || resp.Header.Get("Content-Type") != "application/json" || body["error"] == nil || len(body) != 1 {
+		t.Fatalf("slow upstream: %d %s %v, want 504 {\"error\": ...}", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if took > 2*time.Second {
+		t.Fatalf("the 504 took %s with a 300ms timeout", took)
+	}
+	resp, err = gw.Client().Get(gw.URL + suite.PathUnauthenticatedAccess)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the other category: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+// Every listener cuts off a client that sends its headers or body too
+// slowly, and answers oversized headers and query strings with a quick 4xx.
+func TestConnectionLimits(t *testing.T) {
+	t.Parallel()
+	p := startProcess(t, buildGateway(t), "READ_HEADER_TIMEOUT=1s", "READ_TIMEOUT=2s", "MAX_HEADER_BYTES=16384")
+	for _, base := range []string{p.base, p.admin} {
+		addr := strings.TrimPrefix(base, "http://")
+		// Slow headers: a byte every 100 ms, never finishing.
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, _ = io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n")
+		closed := make(chan time.Duration, 1)
+		go func() {
+			_, _ = io.Copy(io.Discard, conn) // returns when the server closes
+			closed <- time.Since(start)
+		}()
+		tick := time.NewTicker(100 * time.Millisecond)
+	trickle:
+		for {
+			select {
+			case d := <-closed:
+				if d > 3*time.Second {
+					t.Errorf("%s: slow headers held the connection %s", base, d)
+				}
+				break trickle
+			case <-tick.C:
+				if time.Since(start) > 10*time.Second {
+					t.Fatalf("%s: a slowloris client held the connection for 10 s", base)
+				}
+				_, _ = io.WriteString(conn, "X")
+			}
+		}
+		tick.Stop()
+		conn.Close()
+	}
+
+	// Slow body: headers promptly, then the body never completes.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _ = io.WriteString(conn, "POST "+suite.PathColumnSize+" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"text\":")
+	_, _ = io.Copy(io.Discard, conn)
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a body that never completes held the connection %s", d)
+	}
+	conn.Close()
+
+	addr := strings.TrimPrefix(p.base, "http://")
+	for rule, raw := range map[string]string{
+		"oversized headers":      "GET /security/unauthenticated-access HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 32<<10) + "\r\n\r\n",
+		"an oversized query":     "GET /response-conformance/undocumented-status-code?id=" + strings.Repeat("9", 64<<10) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+		"an 8 KiB query is fine": "GET /response-conformance/undocumented-status-code?id=" + strings.Repeat("9", 8<<10) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+	} {
+		start := time.Now()
+		status, _ := rawRequest(t, addr, raw)
+		want := status >= 400 && status < 500
+		if strings.Contains(rule, "fine") {
+			want = status == 404 // the undocumented 404 of endpoint 8: the request was read whole
+		}
+		if !want || time.Since(start) > 2*time.Second {
+			t.Errorf("%s: %d after %s", rule, status, time.Since(start))
+		}
+	}
+}
