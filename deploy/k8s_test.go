@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -50,11 +51,17 @@ type objects struct {
 	hpas        map[string]*autoscalingv2.HorizontalPodAutoscaler
 }
 
+// kustomizeMu serialises kustomize runs: kyaml initialises a global schema
+// without a lock, and two builds at once race on it.
+var kustomizeMu sync.Mutex
+
 // build runs kustomize on dir and decodes every object into its API type,
 // rejecting unknown or misspelled fields.
 func build(t *testing.T, dir string) objects {
 	t.Helper()
+	kustomizeMu.Lock()
 	rm, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
+	kustomizeMu.Unlock()
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", dir, err)
 	}

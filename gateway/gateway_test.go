@@ -68,3 +68,15 @@ func TestContractCopyIsCurrent(t *testing.T) {
 	}
 	_ = http.MethodGet
 }
+
+// startEmbeddedB is startEmbedded for benchmarks; it returns the base URL.
+func startEmbeddedB(b *testing.B) string {
+	b.Helper()
+	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(string) string { return "" }), Telemetry: observe.Discard()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(built.Handler)
+	b.Cleanup(func() { ts.Close(); _ = built.Close() })
+	return ts.URL
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,7 +40,14 @@ func buildGateway(t *testing.T) string {
 // "listening" log line.
 func startProcess(t *testing.T, bin string, env ...string) *process {
 	t.Helper()
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0")
+	return startProcessAt(t, bin, "127.0.0.1:0", env...)
+}
+
+// startProcessAt runs bin with its API on addr (a restarted service keeps
+// its address).
+func startProcessAt(t *testing.T, bin, addr string, env ...string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, "-addr", addr, "-admin-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -50,7 +58,7 @@ func startProcess(t *testing.T, bin string, env ...string) *process {
 		t.Fatal(err)
 	}
 	p := &process{cmd: cmd, exited: make(chan error, 1), logs: &strings.Builder{}}
-	addr := make(chan [2]string, 1)
+	addrs := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -59,14 +67,14 @@ func startProcess(t *testing.T, bin string, env ...string) *process {
 			p.logs.WriteString(line + "\n")
 			var entry struct{ Msg, Addr, Admin string }
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "listening" {
-				addr <- [2]string{entry.Addr, entry.Admin}
+				addrs <- [2]string{entry.Addr, entry.Admin}
 			}
 		}
 		p.exited <- cmd.Wait()
 	}()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	select {
-	case a := <-addr:
+	case a := <-addrs:
 		p.base, p.admin = "http://"+a[0], "http://"+a[1]
 	case err := <-p.exited:
 		t.Fatalf("the gateway exited at start (%v):\n%s", err, p.logs)
@@ -113,6 +121,17 @@ func TestProcessSurvivesAndStopsGracefully(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // the request is being served
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
+	}
+	// While it drains: not ready, and no new connection is accepted.
+	time.Sleep(100 * time.Millisecond)
+	if resp, err := client.Get(p.admin + "/readyz"); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz while draining: %v %v, want 503", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if conn, err := net.DialTimeout("tcp", strings.TrimPrefix(p.base, "http://"), time.Second); err == nil {
+		conn.Close()
+		t.Error("the API port still accepts connections while draining")
 	}
 	if status := <-inFlight; status != http.StatusOK {
 		t.Fatalf("the in-flight request ended with %d, want a complete 200", status)
