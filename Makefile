@@ -87,9 +87,14 @@ compose-down:
 contract:
 	cp openapi.yaml gateway/contract/openapi.yaml
 
-## bench: the cost models' benchmarks (figures printed per run)
+## bench: the benchmark harness (wrk; report in out/bench/report.md), then the Go benchmarks
 bench:
-	cd performance-svc && $(GO) test -run '^$$' -bench . -benchtime 3x .
+	@command -v wrk >/dev/null || { echo "bench: installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+	$(GO) run ./deploy/cmd/showcase-bench -out out/bench
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./performance-svc/
+	$(GO) test -run '^$$' -bench Isolation -benchtime 2000x ./gateway/
+	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/
+	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 
 ## loadtest: the k6 scenario against a running service (BASE_URL, RATE, DURATION)
 loadtest: test-deps

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -13,8 +14,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/gateway/suite"
 	"github.com/defectshowcase/showcase/platform/observe"
+	"github.com/defectshowcase/showcase/platform/server"
 )
 
 func inFlight(t *testing.T, reg *prometheus.Registry, service string) float64 {
@@ -160,5 +163,35 @@ func BenchmarkIsolation(b *testing.B) {
 			b.ReportMetric(ms(0.99), "p99-ms")
 			fmt.Printf("isolation (%s): %d requests, p50 %.2f ms, p99 %.2f ms\n", mode, len(lat), ms(0.5), ms(0.99))
 		})
+	}
+}
+
+// BenchmarkProxy is one request through the gateway's proxy to an upstream
+// on loopback: the gateway's per-request cost in the split deployment. It
+// reports allocations.
+func BenchmarkProxy(b *testing.B) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"123","name":"Alice"}`)
+	}))
+	defer up.Close()
+	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string {
+		if k == "UPSTREAM_CONFORMANCE" {
+			return up.URL
+		}
+		return ""
+	}), Telemetry: observe.Discard()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer built.Close()
+	req := httptest.NewRequest(http.MethodGet, suite.PathMissingField, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		built.Handler.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			b.Fatal(rec.Code)
+		}
 	}
 }

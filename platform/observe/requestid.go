@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync/atomic"
-
-	"github.com/go-chi/chi/v5/middleware"
 )
 
 // HeaderRequestID carries a request's ID from the client through the
@@ -51,20 +49,33 @@ func SaneRequestID(id string) bool {
 	return true
 }
 
-// RequestID keeps a sane incoming X-Request-Id or makes one, puts it on the
-// request (for an upstream), in the context (for the log) and on the
-// response.
+// requestID keeps a sane incoming X-Request-Id or makes one, and puts it on
+// the request (for an upstream) and on the response.
+func requestID(w http.ResponseWriter, r *http.Request) string {
+	id := r.Header.Get(HeaderRequestID)
+	vals := r.Header[HeaderRequestID]
+	if !SaneRequestID(id) {
+		id = NewRequestID()
+		vals = []string{id}
+		r.Header[HeaderRequestID] = vals
+	}
+	w.Header()[HeaderRequestID] = vals[:1:1] // read-only, shared by both headers
+	return id
+}
+
+type requestIDKey struct{}
+
+// RequestID does what Middleware does for the request ID alone, for
+// handlers measured elsewhere (the gateway's proxies).
 func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(HeaderRequestID)
-		if !SaneRequestID(id) {
-			id = NewRequestID()
-			r.Header.Set(HeaderRequestID, id)
-		}
-		w.Header().Set(HeaderRequestID, id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), middleware.RequestIDKey, id)))
+		id := requestID(w, r)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
 	})
 }
 
-// RequestIDFrom returns the request's ID.
-func RequestIDFrom(ctx context.Context) string { return middleware.GetReqID(ctx) }
+// RequestIDFrom returns the ID that RequestID put in the context.
+func RequestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}

@@ -144,7 +144,7 @@ func recoverJSON(next http.Handler) http.Handler {
 				panic(v) // net/http's own signal to drop the connection
 			}
 			cause := panicText(v)
-			observe.SetLogField(r.Context(), "panic", cause)
+			observe.SetLogField(w, "panic", cause)
 			respond.Fail(w, http.StatusInternalServerError, cause)
 		}()
 		next.ServeHTTP(w, r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/http/pprof"
 	"sync/atomic"
 	"time"
 
@@ -36,8 +37,15 @@ type Admin struct {
 }
 
 // NewAdmin serves reg's metrics and the health endpoints. ready may be nil.
-func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger) *Admin {
+// With profiling on it also serves Go's profiles under /debug/pprof/.
+func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger, profiling bool) *Admin {
 	a := &Admin{mux: http.NewServeMux(), ready: ready}
+	if profiling {
+		a.mux.HandleFunc("/debug/pprof/", pprof.Index)
+		a.mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		a.mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		a.mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	}
 	a.mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:            slog.NewLogLogger(logger.Handler(), slog.LevelError),
 		ErrorHandling:       promhttp.ContinueOnError,

@@ -75,6 +75,7 @@ type Config struct {
 	AdminAddr       string
 	ShutdownTimeout time.Duration
 	Limits          Limits
+	Profiling       bool // PPROF=1: Go's profiles on the admin listener
 }
 
 // ParseConfig reads the common settings: flags win over the environment,
@@ -84,6 +85,7 @@ func ParseConfig(p Program, args []string, env *Env) (Config, error) {
 		Addr:            env.String("ADDR", p.DefaultAddr),
 		AdminAddr:       env.String("ADMIN_ADDR", p.DefaultAdminAddr),
 		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 15*time.Second),
+		Profiling:       env.String("PPROF", "") == "1",
 		Limits: Limits{
 			ReadHeaderTimeout: env.Duration("READ_HEADER_TIMEOUT", DefaultLimits.ReadHeaderTimeout),
 			ReadTimeout:       env.Duration("READ_TIMEOUT", DefaultLimits.ReadTimeout),
@@ -149,7 +151,7 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 		_ = apiLn.Close()
 		return fmt.Errorf("%s: admin: %w", p.Name, err)
 	}
-	admin := NewAdmin(reg, built.Ready, logger)
+	admin := NewAdmin(reg, built.Ready, logger, cfg.Profiling)
 	logger.Info("listening", slog.String("addr", apiLn.Addr().String()), slog.String("admin", adminLn.Addr().String()))
 	if ready != nil {
 		ready <- Addrs{API: apiLn.Addr(), Admin: adminLn.Addr()}
