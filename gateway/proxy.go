@@ -72,14 +72,20 @@ type Upstream struct {
 	category  string
 	target    *url.URL
 	proxy     *httputil.ReverseProxy
+	handler   http.Handler // the proxy behind the request ID, measured
 	transport http.RoundTripper
 	metrics   *proxyMetrics
 	probe     string
+
+	mu        sync.RWMutex
+	durations map[int]prometheus.Observer // by status code
 }
 
 // NewUpstream proxies category c to target.
 func NewUpstream(c Category, target *url.URL, transport http.RoundTripper, metrics *proxyMetrics, logger *slog.Logger) *Upstream {
-	u := &Upstream{category: c.Name, target: target, transport: transport, metrics: metrics, probe: c.Probe}
+	u := &Upstream{category: c.Name, target: target, transport: transport, metrics: metrics, probe: c.Probe,
+		durations: map[int]prometheus.Observer{}}
+	u.handler = observe.RequestID(http.HandlerFunc(u.serve))
 	for _, kind := range failureKinds {
 		metrics.failures.WithLabelValues(c.Name, kind) // present at zero, so rates are defined from the start
 	}
@@ -120,13 +126,27 @@ func NewUpstream(c Category, target *url.URL, transport http.RoundTripper, metri
 }
 
 // ServeHTTP forwards the request with its request ID and measures the answer.
-func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	observe.RequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &statusWriter{ResponseWriter: w}
-		start := time.Now()
-		u.proxy.ServeHTTP(sw, r)
-		u.metrics.duration.WithLabelValues(u.category, strconv.Itoa(sw.code())).Observe(time.Since(start).Seconds())
-	})).ServeHTTP(w, r)
+func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.ServeHTTP(w, r) }
+
+func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
+	sw := &statusWriter{ResponseWriter: w}
+	start := time.Now()
+	u.proxy.ServeHTTP(sw, r)
+	u.duration(sw.code()).Observe(time.Since(start).Seconds())
+}
+
+// duration is the latency histogram of one status code, looked up once.
+func (u *Upstream) duration(code int) prometheus.Observer {
+	u.mu.RLock()
+	o, ok := u.durations[code]
+	u.mu.RUnlock()
+	if !ok {
+		o = u.metrics.duration.WithLabelValues(u.category, strconv.Itoa(code))
+		u.mu.Lock()
+		u.durations[code] = o
+		u.mu.Unlock()
+	}
+	return o
 }
 
 // Ready sends OPTIONS to a route of the category: the service answers 200
