@@ -129,10 +129,10 @@ func NewUpstream(c Category, target *url.URL, transport http.RoundTripper, metri
 func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.ServeHTTP(w, r) }
 
 func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &observe.StatusRecorder{ResponseWriter: w}
 	start := time.Now()
 	u.proxy.ServeHTTP(sw, r)
-	u.duration(sw.code()).Observe(time.Since(start).Seconds())
+	u.duration(sw.Code(r)).Observe(time.Since(start).Seconds())
 }
 
 // duration is the latency histogram of one status code, looked up once.
@@ -186,36 +186,6 @@ func failureKind(r *http.Request, err error) string {
 	default:
 		return "other"
 	}
-}
-
-// statusWriter remembers the status written through it.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusWriter) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection (flushes).
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-func (s *statusWriter) code() int {
-	if s.status == 0 {
-		return http.StatusOK
-	}
-	return s.status
 }
 
 // bufferPool lends ReverseProxy its 32 KiB copy buffers instead of letting it

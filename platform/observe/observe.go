@@ -125,12 +125,12 @@ func (in *Instruments) Middleware(routeOf func(*http.Request) string) func(http.
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			rec := &recorder{ResponseWriter: w, id: requestID(w, r)}
+			rec := &recorder{StatusRecorder: StatusRecorder{ResponseWriter: w}, id: requestID(w, r)}
 			in.inFlight.Inc()
 			defer func() {
 				in.inFlight.Dec()
 				took := time.Since(start)
-				route, code := routeOf(r), rec.code(r)
+				route, code := routeOf(r), rec.Code(r)
 				in.observe(route, Method(r.Method), code, took)
 				in.logRequest(r, rec, route, code, took)
 			}()
@@ -195,23 +195,23 @@ func (in *Instruments) logRequest(r *http.Request, rec *recorder, route string, 
 	in.Logger.LogAttrs(ctx, level, "request", attrs...)
 }
 
-// recorder remembers what the handler wrote and the fields it added.
-type recorder struct {
+// StatusRecorder remembers the status and size of what is written through it.
+type StatusRecorder struct {
 	http.ResponseWriter
-	id     string
 	status int
 	bytes  int
-	fields []slog.Attr
 }
 
-func (w *recorder) WriteHeader(code int) {
+// WriteHeader records the first status.
+func (w *StatusRecorder) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *recorder) Write(b []byte) (int, error) {
+// Write records the implicit 200 and the size.
+func (w *StatusRecorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
@@ -220,13 +220,13 @@ func (w *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// Unwrap lets http.ResponseController reach the connection.
-func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+// Unwrap lets http.ResponseController reach the connection (flushes).
+func (w *StatusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// code is the status written; 499 when nothing was written because the
+// Code is the status written; 499 when nothing was written because the
 // client left, 200 when nothing was written otherwise (net/http's implicit
 // answer).
-func (w *recorder) code(r *http.Request) int {
+func (w *StatusRecorder) Code(r *http.Request) int {
 	switch {
 	case w.status != 0:
 		return w.status
@@ -235,6 +235,14 @@ func (w *recorder) code(r *http.Request) int {
 	default:
 		return http.StatusOK
 	}
+}
+
+// recorder is the StatusRecorder of a logged request, with its ID and the
+// fields the handler added to its log line.
+type recorder struct {
+	StatusRecorder
+	id     string
+	fields []slog.Attr
 }
 
 // SetLogField adds a field to the request's one log line; w is the
