@@ -187,7 +187,13 @@ func checkCluster(t *testing.T, o objects) {
 		if !ok || admin.ContainerPort != port(adminAddr) {
 			t.Errorf("Deployment %s: port admin %v, but the binary's admin listener is %s", name, admin.ContainerPort, adminAddr)
 		}
-		for probe, path := range map[*corev1.Probe]string{c.LivenessProbe: server.PathHealthz, c.ReadinessProbe: server.PathReadyz} {
+		// The gateway's readiness is its own health: its /readyz checks the
+		// upstreams, and one service down must not unready every gateway pod.
+		readiness := server.PathReadyz
+		if name == "gateway" {
+			readiness = server.PathHealthz
+		}
+		for probe, path := range map[*corev1.Probe]string{c.LivenessProbe: server.PathHealthz, c.ReadinessProbe: readiness} {
 			if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != path {
 				t.Errorf("Deployment %s: want an HTTP probe on %s", name, path)
 				continue
