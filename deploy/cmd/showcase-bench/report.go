@@ -116,7 +116,7 @@ func report(out string, targets []*target, ep9, ep10 []point, idle1000, busy1000
 
 // plot renders a line chart of seconds against x as SVG.
 func plot(title, xlabel string, pts []point) string {
-	const W, H, L, R, T, B = 640, 360, 70, 20, 40, 50
+	const W, H, L, R, T, B = 660, 360, 70, 40, 40, 50
 	maxX, maxY := 0.0, 0.0
 	for _, p := range pts {
 		maxX, maxY = math.Max(maxX, float64(p.x)), math.Max(maxY, p.secs)
