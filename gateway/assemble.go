@@ -22,7 +22,7 @@ type inProcess struct {
 func (s inProcess) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.Handler().ServeHTTP(w, r) }
 
 func (s inProcess) Ready(ctx context.Context) error {
-	if r, ok := s.Service.(interface{ Ready(context.Context) error }); ok {
+	if r, ok := s.Service.(server.Readier); ok {
 		return r.Ready(ctx)
 	}
 	return nil

@@ -103,6 +103,7 @@ const (
 var (
 	bigMaxLimit = big.NewInt(maxLimit)
 	bigMaxN     = big.NewInt(maxN)
+	bigTwo      = big.NewInt(2)
 
 	limitNotPositiveBody = []byte(`{"error":"Limit must be greater than 0"}`)
 	missingParamsBody    = []byte(`{"error":"Missing required parameters"}`)
@@ -150,7 +151,7 @@ func (s *Service) inefficientAlgorithm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	length := 2 // below 2, the sequence is still its two seeds
-	if n.Cmp(big.NewInt(2)) > 0 {
+	if n.Cmp(bigTwo) > 0 {
 		length = int(n.Int64())
 	}
 	if length > cheapN {

@@ -30,7 +30,7 @@ func JSON(w http.ResponseWriter, status int, body []byte) {
 // pass plain structs and maps of strings); if it is not, that is a bug and it
 // becomes a 500 with the error shape rather than a half-written body.
 func Value(w http.ResponseWriter, status int, v any) {
-	body, err := Marshal(v)
+	body, err := marshal(v)
 	if err != nil {
 		Error(w, http.StatusInternalServerError, "response encoding failed")
 		return
@@ -38,9 +38,9 @@ func Value(w http.ResponseWriter, status int, v any) {
 	JSON(w, status, body)
 }
 
-// Marshal encodes v compactly without escaping <, > and &: the bodies are
+// marshal encodes v compactly without escaping <, > and &: the bodies are
 // read by tools and people, never embedded in HTML.
-func Marshal(v any) ([]byte, error) {
+func marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -48,6 +48,11 @@ type Service interface {
 	Close() error
 }
 
+// Readier is a Service (or handler) that can tell whether it is ready.
+type Readier interface {
+	Ready(ctx context.Context) error
+}
+
 // ServiceProgram is the Program of a binary that serves one Service; a
 // service with a Ready method has it checked by /readyz.
 func ServiceProgram(name, defaultAddr, defaultAdminAddr string, build func(Deps) (Service, error)) Program {
@@ -61,7 +66,7 @@ func ServiceProgram(name, defaultAddr, defaultAdminAddr string, build func(Deps)
 				return Built{}, err
 			}
 			b := Built{Handler: svc.Handler(), Close: svc.Close}
-			if r, ok := svc.(interface{ Ready(context.Context) error }); ok {
+			if r, ok := svc.(Readier); ok {
 				b.Ready = r.Ready
 			}
 			return b, nil
@@ -114,14 +119,11 @@ func ParseConfig(p Program, args []string, env *Env) (Config, error) {
 	return cfg, nil
 }
 
-// Addrs are the bound addresses of a running program.
-type Addrs struct{ API, Admin net.Addr }
-
 // Run builds p, serves its API and admin listeners until ctx ends, and
 // shuts down gracefully: /readyz turns 503, the API listener stops
-// accepting and drains, then the admin listener closes. When ready is not
-// nil it receives the bound addresses once both listeners are open.
-func Run(ctx context.Context, p Program, args []string, getenv func(string) string, stdout io.Writer, ready chan<- Addrs) error {
+// accepting and drains, then the admin listener closes. The "listening"
+// log line names the bound addresses.
+func Run(ctx context.Context, p Program, args []string, getenv func(string) string, stdout io.Writer) error {
 	env := NewEnv(getenv)
 	tel, reg := env.Telemetry(stdout)
 	logger := tel.Service(p.Name).Logger
@@ -153,9 +155,6 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 	}
 	admin := NewAdmin(reg, built.Ready, logger, cfg.Profiling)
 	logger.Info("listening", slog.String("addr", apiLn.Addr().String()), slog.String("admin", adminLn.Addr().String()))
-	if ready != nil {
-		ready <- Addrs{API: apiLn.Addr(), Admin: adminLn.Addr()}
-	}
 
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
 	adminDone := make(chan error, 1)
@@ -233,7 +232,7 @@ func Main(p Program) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := Run(ctx, p, os.Args[1:], os.Getenv, os.Stdout, nil); err != nil {
+	if err := Run(ctx, p, os.Args[1:], os.Getenv, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		stop()
 		os.Exit(1)
