@@ -89,7 +89,7 @@ contract:
 
 ## bench: the benchmark harness (wrk; report in out/bench/report.md), then the Go benchmarks
 bench:
-	@command -v wrk >/dev/null || { echo "bench: installing wrk"; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+	@command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "bench: installing wrk and nginx"; apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk nginx-light >/dev/null; }
 	$(GO) run ./deploy/cmd/showcase-bench -out out/bench
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./performance-svc/
 	$(GO) test -run '^$$' -bench Isolation -benchtime 2000x ./gateway/

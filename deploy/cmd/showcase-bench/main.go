@@ -6,6 +6,11 @@
 // latency percentiles, CPU time per request per process (from /proc),
 // resident memory and ratios against the yardstick measured in the same run;
 // then it measures the cost models of endpoints 9 and 10 and plots them (SVG).
+//
+// Two reference proxies in front of the yardstick run in the same rounds, so
+// the gateway's figures can be read against what a proxy costs on the same
+// machine at the same moment: nginx (when installed) and a plain
+// httputil.ReverseProxy with default settings.
 package main
 
 import (
@@ -18,6 +23,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"net/http/httputil"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -25,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -33,6 +41,14 @@ const missingField = "/response-conformance/missing-field"
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "yardstick" {
 		yardstick(os.Args[2])
+		return
+	}
+	if len(os.Args) == 4 && os.Args[1] == "reverseproxy" {
+		plainProxy(os.Args[2], os.Args[3])
+		return
+	}
+	if len(os.Args) == 5 && os.Args[1] == "goclient" {
+		goClient(os.Args[2], os.Args[3], os.Args[4])
 		return
 	}
 	if len(os.Args) == 2 && os.Args[1] == "spin" {
@@ -61,6 +77,87 @@ func yardstick(addr string) {
 	}))
 }
 
+// plainProxy is the naive reference: httputil.ReverseProxy with its default
+// settings, as most Go gateways start.
+func plainProxy(addr, target string) {
+	u, err := url.Parse(target)
+	if err != nil {
+		panic(err)
+	}
+	_ = http.ListenAndServe(addr, httputil.NewSingleHostReverseProxy(u))
+}
+
+// goClient keeps conns connections requesting url with net/http's client
+// for dur, then prints the requests it completed and the CPU time it spent:
+// the client half of what any net/http gateway does per request.
+func goClient(url, dur, conns string) {
+	d, _ := time.ParseDuration(dur)
+	n, _ := strconv.Atoi(conns)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n, DisableCompression: true}}
+	var done, failed int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(d)
+	for range n {
+		wg.Go(func() {
+			var ok, bad int64
+			for time.Now().Before(deadline) {
+				resp, err := client.Get(url)
+				if err != nil {
+					bad++
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				ok++
+			}
+			mu.Lock()
+			done, failed = done+ok, failed+bad
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	fmt.Println(done, failed, cpu.Microseconds())
+}
+
+// clientCost runs goClient against url and returns its CPU µs per request.
+func clientCost(url string, dur time.Duration, conns int) (float64, error) {
+	self, _ := os.Executable()
+	out, err := exec.Command(self, "goclient", url, dur.String(), strconv.Itoa(conns)).Output()
+	if err != nil {
+		return 0, fmt.Errorf("goclient: %v", err)
+	}
+	var done, failed, us float64
+	if _, err := fmt.Sscan(string(out), &done, &failed, &us); err != nil || done == 0 || failed > 0 {
+		return 0, fmt.Errorf("goclient: %q", out)
+	}
+	return us / done, nil
+}
+
+// nginxConf proxies listen to upstream with keep-alive connections, the
+// usual production setting, and writes nothing per request.
+const nginxConf = `worker_processes auto;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path %[1]s/body;
+  proxy_temp_path %[1]s/proxy;
+  fastcgi_temp_path %[1]s/fastcgi;
+  uwsgi_temp_path %[1]s/uwsgi;
+  scgi_temp_path %[1]s/scgi;
+  upstream yardstick { server %[3]s; keepalive 128; }
+  server {
+    listen %[2]s;
+    location / { proxy_pass http://yardstick; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+`
+
 type proc struct {
 	name  string
 	cmd   *exec.Cmd
@@ -68,8 +165,23 @@ type proc struct {
 	admin string
 }
 
+// cpuTicks is the user and system time of the process and of its children
+// (nginx's workers).
 func (p *proc) cpuTicks() int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+	pid := p.cmd.Process.Pid
+	total := ticksOf(pid)
+	if kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)); err == nil {
+		for _, k := range strings.Fields(string(kids)) {
+			if n, err := strconv.Atoi(k); err == nil {
+				total += ticksOf(n)
+			}
+		}
+	}
+	return total
+}
+
+func ticksOf(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
@@ -129,6 +241,9 @@ type target struct {
 	ready   map[string]time.Duration
 	idleRSS map[string]float64
 	rounds  []roundResult
+	// reference targets are other programs, measured for comparison; the
+	// targets of the issue apply to ours alone.
+	reference bool
 }
 
 type roundResult struct {
@@ -161,9 +276,16 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 	self, _ := os.Executable()
 	var all []*proc
 	defer func() {
-		for _, p := range all {
-			_ = p.cmd.Process.Kill()
-			_ = p.cmd.Wait()
+		for _, p := range all { // SIGTERM: nginx's master takes its workers down with it
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			done := make(chan struct{})
+			go func() { _ = p.cmd.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				_ = p.cmd.Process.Kill()
+				<-done
+			}
 		}
 	}()
 	launch := func(name, bin string, env ...string) (*proc, time.Duration, error) {
@@ -214,6 +336,37 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 	split.base, split.procs = "http://"+gw.api, append([]*proc{gw}, svcs...)
 	targets = append(targets, split)
 
+	// references: a plain ReverseProxy and nginx, both in front of the yardstick
+	pAddr := freeAddr()
+	plain, took, err := start("reverseproxy", self, []string{"reverseproxy", pAddr, "http://" + yAddr}, nil, "http://"+pAddr+missingField)
+	if err != nil {
+		return err
+	}
+	all = append(all, plain)
+	refs := []*target{{name: "ReverseProxy → yardstick", base: "http://" + pAddr, procs: []*proc{plain}, ready: map[string]time.Duration{"reverseproxy": took}, reference: true}}
+	if _, err := exec.LookPath("nginx"); err == nil {
+		dir, err := filepath.Abs(filepath.Join(out, "nginx"))
+		if err != nil {
+			return err
+		}
+		nAddr := freeAddr()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), fmt.Appendf(nil, nginxConf, dir, nAddr, yAddr), 0o644); err != nil {
+			return err
+		}
+		ng, took, err := start("nginx", "nginx", []string{"-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-g", "daemon off;"}, nil, "http://"+nAddr+missingField)
+		if err != nil {
+			return err
+		}
+		all = append(all, ng)
+		refs = append(refs, &target{name: "nginx → yardstick", base: "http://" + nAddr, procs: []*proc{ng}, ready: map[string]time.Duration{"nginx": took}, reference: true})
+	} else {
+		fmt.Println("nginx is not installed (apt-get install nginx-light): its reference row is left out")
+	}
+	targets = append(targets, refs...)
+
 	time.Sleep(500 * time.Millisecond)
 	for _, t := range targets {
 		t.idleRSS = map[string]float64{}
@@ -233,6 +386,12 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 		}
 	}
 
+	fmt.Println("net/http's client against the yardstick")
+	clientCPU, err := clientCost("http://"+yAddr+missingField, dur, conns)
+	if err != nil {
+		return err
+	}
+
 	fmt.Println("endpoint 9 against limit, endpoint 10 against n")
 	client := &http.Client{Timeout: 2 * time.Minute}
 	perf := svcs[3]
@@ -247,7 +406,7 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 	fibRSS := perf.status("VmHWM") - hwm0
 	iso := isolation(client, split.base)
 
-	return report(out, targets, ep9, ep10, idle1000, busy1000, fib, fibRSS, iso)
+	return report(out, targets, clientCPU, ep9, ep10, idle1000, busy1000, fib, fibRSS, iso)
 }
 
 // drive runs one wrk round against t.

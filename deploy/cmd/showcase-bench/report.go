@@ -23,7 +23,7 @@ func medianOf(rs []roundResult, f func(roundResult) float64) float64 {
 	return v[len(v)/2]
 }
 
-func report(out string, targets []*target, ep9, ep10 []point, idle1000, busy1000, fib []time.Duration, fibRSS float64, iso []time.Duration) error {
+func report(out string, targets []*target, clientCPU float64, ep9, ep10 []point, idle1000, busy1000, fib []time.Duration, fibRSS float64, iso []time.Duration) error {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmark report\n\n%s, %d CPUs. GET %s with wrk, 64 connections; %d interleaved rounds per target, medians shown; ratios are per round against the yardstick of the same round.\n\n",
@@ -57,11 +57,21 @@ func report(out string, targets []*target, ep9, ep10 []point, idle1000, busy1000
 			medianOf(t.rounds, func(r roundResult) float64 { return float64(r.p99.Microseconds()) / 1000 }),
 			errs, strings.Join(cpu, ", "), strings.Join(mem, ", "), strings.Join(ready, ", "))
 	}
+	w("\nRows marked → are references, not ours: other proxies in front of the yardstick, measured in the same rounds, so the gateway's cost can be read against what proxying costs on this machine at this moment.\n")
 	split := targets[2]
 	gwCPU := medianOf(split.rounds, func(r roundResult) float64 { return r.cpuPerReq["gateway"] })
+	proxyCPU := map[string]float64{"gateway": gwCPU}
+	for _, t := range targets {
+		if t.reference {
+			proxyCPU[t.procs[0].name] = medianOf(t.rounds, func(r roundResult) float64 { return r.cpuPerReq[t.procs[0].name] })
+		}
+	}
 	dev := func(ds []time.Duration) float64 { return 100 * (median(ds).Seconds() - 1) }
 	var idleMax, readyMax float64
 	for _, t := range targets[1:] {
+		if t.reference {
+			continue
+		}
 		for _, p := range t.procs {
 			idleMax = math.Max(idleMax, t.idleRSS[p.name])
 			readyMax = math.Max(readyMax, float64(t.ready[p.name].Milliseconds()))
@@ -81,6 +91,13 @@ func report(out string, targets []*target, ep9, ep10 []point, idle1000, busy1000
 	w("\n## Targets\n\n| target | measured | |\n|---|---|---|\n")
 	w("| split gateway ≥ 0.45× yardstick | %.2f× | %s |\n", ratios["split"], check(ratios["split"] >= 0.45))
 	w("| split gateway ≤ 30 µs CPU per proxied request | %.1f µs | %s |\n", gwCPU, check(gwCPU <= 30))
+	for _, ref := range []string{"nginx", "reverseproxy"} {
+		if c, ok := proxyCPU[ref]; ok {
+			w("| (reference, not a target) %s's CPU per proxied request, same run | %.1f µs; the gateway spends %.2f× that | |\n", ref, c, gwCPU/c)
+		}
+	}
+	serverCPU := medianOf(yard.rounds, func(r roundResult) float64 { return r.cpuPerReq["yardstick"] })
+	w("| (reference, not a target) floor of any net/http gateway, same run: the yardstick's server %.1f µs + net/http's client %.1f µs | %.1f µs | |\n", serverCPU, clientCPU, serverCPU+clientCPU)
 	w("| one process ≥ 0.7× yardstick (logging and metrics on) | %.2f× | %s |\n", ratios["one-process"], check(ratios["one-process"] >= 0.7))
 	w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, idle | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(idle1000).Seconds()), dev(idle1000), check(math.Abs(dev(idle1000)) <= 0.5))
 	w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, all cores saturated | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(busy1000).Seconds()), dev(busy1000), check(math.Abs(dev(busy1000)) <= 0.5))
