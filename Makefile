@@ -86,6 +86,7 @@ compose-down:
 ## contract: refresh the gateway's embedded copy of openapi.yaml
 contract:
 	cp openapi.yaml gateway/contract/openapi.yaml
+	cp README.md gateway/web/files/README.md
 
 ## bench: the benchmark harness (wrk; report in out/bench/report.md), then the Go benchmarks
 bench:

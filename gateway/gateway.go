@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/defectshowcase/showcase/gateway/web"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
@@ -82,7 +83,8 @@ type Handler interface {
 type Gateway struct {
 	rows     []row
 	contract *Contract
-	own      http.Handler // the contract and unknown paths, logged and measured as the gateway's
+	site     *web.Site
+	own      http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
 }
 
 type row struct {
@@ -95,7 +97,11 @@ type row struct {
 // and logs what the gateway answers itself; each category's handler measures
 // its own requests, so nothing is counted twice.
 func New(handlers map[string]Handler, contract *Contract, in *observe.Instruments) (*Gateway, error) {
-	g := &Gateway{contract: contract}
+	site, err := web.New()
+	if err != nil {
+		return nil, fmt.Errorf("pages: %w", err)
+	}
+	g := &Gateway{contract: contract, site: site}
 	for _, c := range Categories {
 		h, ok := handlers[c.Name]
 		if !ok {
@@ -103,7 +109,7 @@ func New(handlers map[string]Handler, contract *Contract, in *observe.Instrument
 		}
 		g.rows = append(g.rows, row{name: c.Name, prefix: c.Prefix, handler: h})
 	}
-	g.own = in.Middleware(ownRoute)(http.HandlerFunc(g.serveOwn))
+	g.own = in.Middleware(g.ownRoute)(http.HandlerFunc(g.serveOwn))
 	return g, nil
 }
 
@@ -124,21 +130,29 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // ownRoute is the route label of what the gateway answers itself.
-func ownRoute(r *http.Request) string {
-	if r.URL.RawPath == "" && (r.URL.Path == "/openapi.yaml" || r.URL.Path == "/openapi.json") {
+func (g *Gateway) ownRoute(r *http.Request) string {
+	if r.URL.RawPath != "" {
+		return routes.Unmatched
+	}
+	if r.URL.Path == "/openapi.yaml" || r.URL.Path == "/openapi.json" {
 		return r.URL.Path
+	}
+	if route := g.site.Route(r.URL.Path); route != "" {
+		return route
 	}
 	return routes.Unmatched
 }
 
 func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
-	switch ownRoute(r) {
+	switch route := g.ownRoute(r); route {
 	case "/openapi.yaml":
 		g.serveContract(w, r, "application/yaml", g.contract.YAML)
 	case "/openapi.json":
 		g.serveContract(w, r, respond.ContentTypeJSON, g.contract.JSON)
-	default:
+	case routes.Unmatched:
 		routes.NotFound(w, r)
+	default:
+		g.site.ServeHTTP(w, r)
 	}
 }
 

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/gateway/suite"
+	"github.com/defectshowcase/showcase/gateway/web"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
 )
@@ -40,6 +42,22 @@ func TestEmbeddedSuite(t *testing.T) {
 	t.Parallel()
 	ts := startEmbedded(t, nil)
 	suite.Run(t, ts.URL, ts.Client())
+}
+
+// The front page's README is the repository's.
+func TestReadmeCopyIsCurrent(t *testing.T) {
+	t.Parallel()
+	root, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := suite.Do(context.Background(), http.DefaultClient, startEmbedded(t, nil).URL, suite.Case{Target: web.PathReadme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != 200 || !bytes.Equal(r.Body, root) || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("%s: %d %s, and the body differs from ../README.md: run `make contract`", web.PathReadme, r.Status, r.Header.Get("Content-Type"))
+	}
 }
 
 // The embedded copy of the contract must be the repository's openapi.yaml.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the end-to-end tests drive for real: Prometheus (Debian's
-# package), k6 and Docker Compose v2 (both built from the Go module proxy,
+# Installs what the end-to-end tests drive for real: Prometheus and Chromium
+# (Debian's packages), k6 and Docker Compose v2 (both built from the Go module proxy,
 # pinned; Debian's docker-compose is v1, and the compose test runs both). Run by
 # `make test`; safe to run again. Where it cannot install (not root, no
 # apt), it says so, and the tests that need the tool skip locally and fail
@@ -13,6 +13,7 @@ gobin=$(go env GOPATH)/bin
 
 need_apt=()
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 
 if ((${#need_apt[@]})); then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -26,6 +26,7 @@ const MaxBodyBytes = 1 << 20
 
 const (
 	jsonType  = "application/json"
+	htmlType  = "text/html; charset=utf-8"
 	getAllow  = "GET, HEAD, OPTIONS"
 	postAllow = "OPTIONS, POST"
 )
@@ -79,7 +80,15 @@ func methodCases(path, method string) []Case {
 func routing() Endpoint {
 	return Endpoint{Name: "Routing", Cases: []Case{
 		{Rule: "an unknown path is 404 JSON", Target: "/no-such-path", Status: 404, Want: notFound},
-		{Rule: "the root is an unknown path", Target: "/", Status: 404, Want: notFound},
+		{Rule: "the root is the front page", Target: "/", Status: 200, Type: htmlType, Want: contains("<h1>Defect showcase API</h1>")},
+		{Rule: "the front page ignores a query", Target: "/?x=%ZZ", Status: 200, Type: htmlType, Want: contains("<h1>Defect showcase API</h1>")},
+		{Rule: "HEAD on the front page has no body", Method: http.MethodHead, Target: "/", Status: 200, Type: htmlType, Want: Empty()},
+		{Rule: "POST on the front page is 405 with Allow", Method: http.MethodPost, Target: "/", ContentType: jsonType, Body: `{}`, Status: 405, Want: methodNotAllowed, WantHeader: map[string]string{"Allow": getAllow}},
+		{Rule: "the docs are Swagger UI on the contract", Target: "/docs", Status: 200, Type: htmlType, Want: contains(`<div id="swagger-ui" data-url="openapi.yaml">`)},
+		{Rule: "OPTIONS on the docs answers Allow", Method: http.MethodOptions, Target: "/docs", Status: 200, Type: NoContentType, Want: Empty(), WantHeader: map[string]string{"Allow": getAllow}},
+		{Rule: "a trailing slash on the docs is an unknown path", Target: "/docs/", Status: 404, Want: notFound},
+		{Rule: "an unknown asset is 404 JSON", Target: "/assets/nothing.js", Status: 404, Want: notFound},
+		{Rule: "the assets folder alone is an unknown path", Target: "/assets/", Status: 404, Want: notFound},
 		{Rule: "a category prefix alone is an unknown path", Target: "/performance", Status: 404, Want: notFound},
 		{Rule: "an unknown path under a category is 404 JSON", Target: "/security/nothing-here", Status: 404, Want: notFound},
 		{Rule: "a prefix that only starts like a category is unknown", Target: "/securityx/unauthenticated-access", Status: 404, Want: notFound},
@@ -365,6 +374,15 @@ func hasPrefix(prefix string) Check {
 	return func(b []byte) error {
 		if !strings.HasPrefix(string(b), prefix) {
 			return errorf("want a body starting %q", prefix)
+		}
+		return nil
+	}
+}
+
+func contains(s string) Check {
+	return func(b []byte) error {
+		if !strings.Contains(string(b), s) {
+			return errorf("want a body containing %q", s)
 		}
 		return nil
 	}

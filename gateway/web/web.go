@@ -1,0 +1,315 @@
+// Package web serves the gateway's pages for people: a front page at / and
+// Swagger UI at /docs. Everything is embedded in the binary and served from
+// memory, gzipped when the client takes it; assets carry a content hash in
+// their names and are cached for a year, pages revalidate by ETag. Swagger
+// UI's files ship gzipped and are sent that way; our own are a few KB. Every URL
+// in the pages is relative, so the pages also work behind a path prefix.
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"html"
+	"io"
+	"io/fs"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	swaggerui "github.com/swaggest/swgui/v5/static"
+
+	"github.com/defectshowcase/showcase/platform/routes"
+)
+
+// SwaggerUIVersion is the Swagger UI distribution that github.com/swaggest/swgui
+// v1.8.5 ships (Apache-2.0).
+const SwaggerUIVersion = "5.21.0"
+
+// Paths and route labels of the pages.
+const (
+	PathFront    = "/"
+	PathDocs     = "/docs"
+	PathReadme   = "/README.md" // the project's README, as plain text
+	AssetsPrefix = "/assets/"
+	RouteAssets  = "/assets/{file}"
+)
+
+const allow = "GET, HEAD, OPTIONS"
+
+//go:embed files
+var files embed.FS
+
+// Site holds every page and asset, rendered once.
+type Site struct {
+	pages  map[string]*resource // by path
+	assets map[string]*resource // by file name under AssetsPrefix
+}
+
+// resource is one file. Swagger UI's files ship gzipped and stay in the
+// binary until first asked for, so an idle gateway does not hold them; the
+// plain bytes are made only if a client ever refuses gzip.
+type resource struct {
+	contentType  string
+	cacheControl string
+	page         bool // an HTML page: carries the security headers
+
+	etag, etagGz string
+
+	gzOnce sync.Once
+	gzFile string // in swaggerui.FS; "" when the resource is plain
+	gz     []byte
+
+	plainOnce sync.Once
+	plain     []byte
+}
+
+// pageCSP lets the pages load only from this origin. Swagger UI sets inline
+// styles and shows inline images, nothing else inline runs.
+const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// New renders the pages and indexes the assets.
+func New() (*Site, error) {
+	s := &Site{pages: map[string]*resource{}, assets: map[string]*resource{}}
+	names := map[string]string{} // logical name → file name under AssetsPrefix
+	for _, name := range []string{"swagger-ui-bundle.js", "swagger-ui.css"} {
+		if _, err := fs.Stat(swaggerui.FS, name+".gz"); err != nil {
+			return nil, err
+		}
+		ext := path.Ext(name)
+		file := strings.TrimSuffix(name, ext) + "-" + SwaggerUIVersion + ext // the version names the content
+		names[name] = file
+		s.assets[file] = &resource{contentType: contentTypeOf(name), cacheControl: immutable, gzFile: name + ".gz",
+			etag: `"swagger-ui-` + SwaggerUIVersion + `"`, etagGz: `"swagger-ui-` + SwaggerUIVersion + `-gz"`}
+	}
+	own := func(name string, b []byte) {
+		r := plainResource(contentTypeOf(name), immutable, b)
+		ext := path.Ext(name)
+		file := strings.TrimSuffix(name, ext) + "." + r.etag[1:11] + ext // the hash names the content
+		names[name] = file
+		s.assets[file] = r
+	}
+	favicon, err := fs.ReadFile(swaggerui.FS, "favicon-32x32.png")
+	if err != nil {
+		return nil, err
+	}
+	own("favicon.png", favicon)
+	for _, name := range []string{"site.css", "front.js", "docs.js"} {
+		b, err := files.ReadFile("files/" + name)
+		if err != nil {
+			return nil, err
+		}
+		own(name, b)
+	}
+	vars := []string{"{swagger-ui-version}", SwaggerUIVersion, "{categories}", categoriesHTML(Catalogue)}
+	for name, file := range names {
+		vars = append(vars, "{asset:"+name+"}", file)
+	}
+	fill := strings.NewReplacer(vars...)
+	for p, name := range map[string]string{PathFront: "front.html", PathDocs: "docs.html"} {
+		b, err := files.ReadFile("files/" + name)
+		if err != nil {
+			return nil, err
+		}
+		page := fill.Replace(string(b))
+		if i := strings.Index(page, "{asset:"); i >= 0 {
+			return nil, errors.New(name + ": unknown asset at " + page[i:min(len(page), i+40)])
+		}
+		r := plainResource("text/html; charset=utf-8", "no-cache", []byte(page))
+		r.page = true
+		s.pages[p] = r
+	}
+	readme, err := files.ReadFile("files/README.md") // a copy of the root README: make contract
+	if err != nil {
+		return nil, err
+	}
+	s.pages[PathReadme] = plainResource("text/plain; charset=utf-8", "no-cache", readme)
+	return s, nil
+}
+
+const immutable = "public, max-age=31536000, immutable"
+
+// plainResource is one of our own files, a few KB: sent as is.
+func plainResource(contentType, cacheControl string, b []byte) *resource {
+	sum := sha256.Sum256(b)
+	r := &resource{contentType: contentType, cacheControl: cacheControl, etag: `"` + hex.EncodeToString(sum[:])[:20] + `"`}
+	r.plainOnce.Do(func() { r.plain = b })
+	return r
+}
+
+func (r *resource) gzBody() []byte {
+	r.gzOnce.Do(func() {
+		if r.gzFile != "" {
+			r.gz = mustRead(fs.ReadFile(swaggerui.FS, r.gzFile))
+		}
+	})
+	return r.gz
+}
+
+func (r *resource) plainBody() []byte {
+	r.plainOnce.Do(func() {
+		zr, err := gzip.NewReader(bytes.NewReader(r.gzBody()))
+		if err == nil {
+			r.plain, err = io.ReadAll(zr)
+		}
+		r.plain = mustRead(r.plain, err)
+	})
+	return r.plain
+}
+
+// mustRead: the embedded files are part of the binary, and every test
+// reads each of them; failing to is a broken build.
+func mustRead(b []byte, err error) []byte {
+	if err != nil {
+		panic("web: embedded asset: " + err.Error())
+	}
+	return b
+}
+
+func contentTypeOf(name string) string {
+	switch path.Ext(name) {
+	case ".js":
+		return "text/javascript; charset=utf-8"
+	case ".css":
+		return "text/css; charset=utf-8"
+	case ".png":
+		return "image/png"
+	}
+	return "application/octet-stream"
+}
+
+// Route is the route label of path when the site serves it, else "".
+func (s *Site) Route(p string) string {
+	if _, ok := s.pages[p]; ok {
+		return p
+	}
+	if name, ok := strings.CutPrefix(p, AssetsPrefix); ok {
+		if _, ok := s.assets[name]; ok {
+			return RouteAssets
+		}
+	}
+	return ""
+}
+
+// ServeHTTP serves a page or an asset; anything else is the showcase's 404.
+func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	res := s.pages[r.URL.Path]
+	if name, ok := strings.CutPrefix(r.URL.Path, AssetsPrefix); ok {
+		res = s.assets[name]
+	}
+	if res == nil || r.URL.RawPath != "" {
+		routes.NotFound(w, r)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		routes.Options200(w, allow)
+		return
+	default:
+		routes.MethodNotAllowed(w, allow)
+		return
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{res.contentType}
+	h["Cache-Control"] = []string{res.cacheControl}
+	h["X-Content-Type-Options"] = []string{"nosniff"}
+	if res.page {
+		h["Content-Security-Policy"] = []string{pageCSP}
+		h["X-Frame-Options"] = []string{"DENY"}
+		h["Referrer-Policy"] = []string{"no-referrer"}
+		h["Cross-Origin-Opener-Policy"] = []string{"same-origin"}
+	}
+	body, etag := res.plainBody, res.etag
+	if res.gzFile != "" {
+		h["Vary"] = []string{"Accept-Encoding"}
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			body, etag = res.gzBody, res.etagGz
+			h["Content-Encoding"] = []string{"gzip"}
+		}
+	}
+	h["Etag"] = []string{etag}
+	if matches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	b := body()
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodGet {
+		_, _ = w.Write(b)
+	}
+}
+
+// acceptsGzip reads an Accept-Encoding value: gzip listed with a non-zero
+// weight, or, when gzip is not named, * with one.
+func acceptsGzip(v string) bool {
+	star := false
+	for part := range strings.SplitSeq(v, ",") {
+		coding, params, _ := strings.Cut(part, ";")
+		coding = strings.ToLower(strings.TrimSpace(coding))
+		q := 1.0
+		if k, val, ok := strings.Cut(strings.TrimSpace(params), "="); ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+			if f, err := strconv.ParseFloat(strings.TrimSpace(val), 64); err == nil {
+				q = f
+			}
+		}
+		switch coding {
+		case "gzip":
+			return q > 0
+		case "*":
+			star = q > 0
+		}
+	}
+	return star
+}
+
+// matches reads If-None-Match: * or a list holding etag (weak or strong).
+func matches(v, etag string) bool {
+	for tag := range strings.SplitSeq(v, ",") {
+		tag = strings.TrimPrefix(strings.TrimSpace(tag), "W/")
+		if tag == "*" || tag == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// categoriesHTML renders the front page's endpoint sections. The catalogue
+// is ours, but every value is escaped all the same.
+func categoriesHTML(cats []Category) string {
+	var b strings.Builder
+	e := html.EscapeString
+	for _, c := range cats {
+		b.WriteString("<section class=\"category\">\n<h2>" + e(c.Name) + "</h2>\n")
+		for _, ep := range c.Endpoints {
+			n := strconv.Itoa(ep.N)
+			request := ep.Method + " /" + ep.Example.Target
+			body := ""
+			if ep.Example.Body != "" {
+				request += " " + ep.Example.Body
+				body = ` data-body="` + e(ep.Example.Body) + `"`
+			}
+			status := strconv.Itoa(ep.Example.Status)
+			b.WriteString(`<article class="endpoint" id="endpoint-` + n + `">
+<h3><span class="n">` + n + `</span> ` + e(ep.Title) + ` <span class="defect">` + e(ep.Defect) + `</span></h3>
+<p class="op"><code><span class="method">` + e(ep.Method) + `</span> ` + e(ep.Path) + `</code></p>
+<p>` + e(ep.Planted) + `</p>
+<div class="example">
+<button type="button" class="try" data-method="` + e(ep.Method) + `" data-target="` + e(ep.Example.Target) + `"` + body + ` data-expect="` + status + `">Send <code>` + e(request) + `</code></button>
+<span class="expect">expect ` + status + `: ` + e(ep.Example.Shows) + `</span>
+<div class="result" aria-live="polite"><span class="status"></span><pre class="body"></pre></div>
+</div>
+</article>
+`)
+		}
+		b.WriteString("</section>\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,195 @@
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func newSite(t *testing.T) *Site {
+	t.Helper()
+	s, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func get(s *Site, method, target string, header ...string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, target, nil)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+var assetRef = regexp.MustCompile(`(?:href|src)="(assets/[^"]+)"`)
+
+// Every asset a page names is served, with its type, and cached for good.
+func TestPagesAndTheirAssets(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, page := range []string{PathFront, PathDocs} {
+		w := get(s, http.MethodGet, page)
+		if w.Code != 200 || w.Header().Get("Content-Type") != "text/html; charset=utf-8" || w.Header().Get("Cache-Control") != "no-cache" {
+			t.Fatalf("%s: %d %v", page, w.Code, w.Header())
+		}
+		for _, h := range []string{"Content-Security-Policy", "X-Content-Type-Options", "X-Frame-Options", "Referrer-Policy"} {
+			if w.Header().Get(h) == "" {
+				t.Errorf("%s: no %s", page, h)
+			}
+		}
+		if strings.Contains(w.Body.String(), "{asset:") || strings.Contains(w.Body.String(), "{categories}") {
+			t.Errorf("%s: a placeholder was left", page)
+		}
+		if strings.Contains(w.Body.String(), "<script>") || strings.Contains(w.Body.String(), " style=") {
+			t.Errorf("%s: inline script or style, which the CSP forbids", page)
+		}
+		refs := assetRef.FindAllStringSubmatch(w.Body.String(), -1)
+		if len(refs) < 3 {
+			t.Fatalf("%s names %d assets", page, len(refs))
+		}
+		for _, ref := range refs {
+			a := get(s, http.MethodGet, "/"+ref[1])
+			if a.Code != 200 || a.Body.Len() == 0 || a.Header().Get("Cache-Control") != immutable {
+				t.Errorf("%s → %s: %d, %d bytes, %v", page, ref[1], a.Code, a.Body.Len(), a.Header())
+			}
+			if route := s.Route("/" + ref[1]); route != RouteAssets {
+				t.Errorf("route of %s: %q", ref[1], route)
+			}
+		}
+	}
+}
+
+// Swagger UI's files go out gzipped to clients that take it, and plain,
+// the same bytes decompressed, to those that do not.
+func TestGzipNegotiation(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	bundle := "/assets/swagger-ui-bundle-" + SwaggerUIVersion + ".js"
+	plain := get(s, http.MethodGet, bundle)
+	if plain.Header().Get("Content-Encoding") != "" || !strings.Contains(plain.Body.String(), "SwaggerUIBundle") {
+		t.Fatalf("without Accept-Encoding: %v, %d bytes", plain.Header(), plain.Body.Len())
+	}
+	for _, tc := range []struct {
+		accept string
+		gz     bool
+	}{
+		{"gzip", true}, {"gzip, deflate, br, zstd", true}, {"br;q=1.0, GZIP;q=0.5", true}, {"*", true},
+		{"gzip;q=0", false}, {"gzip; q=0.000", false}, {"identity", false}, {"*;q=0", false},
+		{"gzip;q=0, *", false}, {"deflate", false}, {"", false},
+	} {
+		w := get(s, http.MethodGet, bundle, "Accept-Encoding", tc.accept)
+		if got := w.Header().Get("Content-Encoding") == "gzip"; got != tc.gz {
+			t.Errorf("Accept-Encoding %q: gzip %v, want %v", tc.accept, got, tc.gz)
+			continue
+		}
+		if w.Header().Get("Vary") != "Accept-Encoding" {
+			t.Errorf("Accept-Encoding %q: Vary %q", tc.accept, w.Header().Get("Vary"))
+		}
+		body := w.Body.Bytes()
+		if tc.gz {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(body, plain.Body.Bytes()) {
+			t.Errorf("Accept-Encoding %q: the content differs", tc.accept)
+		}
+	}
+}
+
+// A cached copy is revalidated with its ETag: 304, no body.
+func TestConditionalRequests(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, target := range []string{PathFront, PathDocs, "/assets/swagger-ui-" + SwaggerUIVersion + ".css"} {
+		for _, enc := range []string{"", "gzip"} {
+			first := get(s, http.MethodGet, target, "Accept-Encoding", enc)
+			etag := first.Header().Get("ETag")
+			if etag == "" {
+				t.Fatalf("%s: no ETag", target)
+			}
+			for _, inm := range []string{etag, `"x", ` + etag, "W/" + etag, "*"} {
+				w := get(s, http.MethodGet, target, "Accept-Encoding", enc, "If-None-Match", inm)
+				if w.Code != http.StatusNotModified || w.Body.Len() != 0 || w.Header().Get("ETag") != etag {
+					t.Errorf("%s If-None-Match %s: %d, %d bytes", target, inm, w.Code, w.Body.Len())
+				}
+			}
+			if w := get(s, http.MethodGet, target, "Accept-Encoding", enc, "If-None-Match", `"stale"`); w.Code != 200 || w.Body.Len() == 0 {
+				t.Errorf("%s with a stale ETag: %d", target, w.Code)
+			}
+		}
+	}
+	gz := get(s, http.MethodGet, "/assets/swagger-ui-"+SwaggerUIVersion+".css", "Accept-Encoding", "gzip").Header().Get("ETag")
+	id := get(s, http.MethodGet, "/assets/swagger-ui-"+SwaggerUIVersion+".css").Header().Get("ETag")
+	if gz == id {
+		t.Errorf("the gzipped and plain representations share the ETag %s", gz)
+	}
+}
+
+// Methods, unknown files and encoded paths follow the showcase's rules.
+func TestMethodsAndUnknownPaths(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	if w := get(s, http.MethodHead, PathFront); w.Code != 200 || w.Body.Len() != 0 || w.Header().Get("Content-Length") == "0" {
+		t.Errorf("HEAD: %d, %d bytes, Content-Length %q", w.Code, w.Body.Len(), w.Header().Get("Content-Length"))
+	}
+	if w := get(s, http.MethodOptions, PathDocs); w.Code != 200 || w.Header().Get("Allow") != allow || w.Body.Len() != 0 {
+		t.Errorf("OPTIONS: %d %v", w.Code, w.Header())
+	}
+	for _, m := range []string{http.MethodPost, http.MethodDelete, "FROBNICATE"} {
+		if w := get(s, m, PathFront); w.Code != 405 || w.Header().Get("Allow") != allow || w.Body.String() != `{"error":"Method Not Allowed"}` {
+			t.Errorf("%s: %d %s", m, w.Code, w.Body)
+		}
+	}
+	for _, target := range []string{"/assets/", "/assets/nothing.js", "/docs/", "/assets/swagger-ui-bundle.js", "/assets/..%2Fdocs"} {
+		if w := get(s, http.MethodGet, target); w.Code != 404 || w.Body.String() != `{"error":"Not Found"}` {
+			t.Errorf("%s: %d %s", target, w.Code, w.Body)
+		}
+		if route := s.Route(target); route != "" {
+			t.Errorf("%s: route %q", target, route)
+		}
+	}
+}
+
+// The front page lists the ten endpoints, each with its defect and a
+// runnable example, escaped.
+func TestFrontPageCatalogue(t *testing.T) {
+	t.Parallel()
+	body := get(newSite(t), http.MethodGet, PathFront).Body.String()
+	n := 0
+	for _, c := range Catalogue {
+		for _, ep := range c.Endpoints {
+			n++
+			for _, want := range []string{`id="endpoint-` + itoa(ep.N) + `"`, ep.Defect, ep.Path, `data-expect="` + itoa(ep.Example.Status) + `"`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("endpoint %d: no %q", ep.N, want)
+				}
+			}
+			if strings.HasPrefix(ep.Example.Target, "/") {
+				t.Errorf("endpoint %d: the example's target must be relative", ep.N)
+			}
+		}
+	}
+	if n != 10 || strings.Count(body, `<button type="button" class="try"`) != 10 {
+		t.Errorf("%d endpoints, %d buttons", n, strings.Count(body, `class="try"`))
+	}
+	if !strings.Contains(body, `data-body="{&#34;number&#34;:&#34;4111-1111&#34;}"`) {
+		t.Error("a JSON example body is not escaped into its attribute")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
