@@ -26,6 +26,7 @@ import (
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/gateway/web"
 	performancesvc "github.com/defectshowcase/showcase/performance-svc"
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
@@ -43,13 +44,17 @@ func TestBrowser(t *testing.T) {
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []string{"embedded", "split"} {
-		t.Run(mode, func(t *testing.T) {
-			base := startGateway(t, mode == "split")
+	for _, m := range []struct {
+		name   string
+		split  bool
+		active defects.Set
+	}{{"embedded", false, defects.All()}, {"split", true, defects.All()}, {"defects-off", false, defects.None()}} {
+		t.Run(m.name, func(t *testing.T) {
+			base := startGateway(t, m.split, m.active)
 			trap := startTrap(t)
 			b := newBrowser(t, chromium, trap.URL)
-			b.docs(t, base, mode)
-			b.front(t, base, mode)
+			b.docs(t, base, m.name, m.active)
+			b.front(t, base, m.name, m.active)
 			b.checkStayedOnLoopback(t, trap)
 			b.checkTrapCatches(t, trap)
 		})
@@ -73,10 +78,10 @@ func findChromium(t *testing.T) string {
 }
 
 // startGateway serves the gateway on loopback, embedded or in front of the
-// four services each on its own listener.
-func startGateway(t *testing.T, split bool) string {
+// four services each on its own listener, with the given defects active.
+func startGateway(t *testing.T, split bool, active defects.Set) string {
 	t.Helper()
-	env := map[string]string{}
+	env := map[string]string{"DEFECTS": active.String()}
 	if split {
 		type svc interface {
 			Handler() http.Handler
@@ -90,13 +95,13 @@ func startGateway(t *testing.T, split bool) string {
 			t.Cleanup(func() { ts.Close(); _ = s.Close() })
 			env[variable] = ts.URL
 		}
-		sec, err := securitysvc.New(securitysvc.Config{})
+		sec, err := securitysvc.New(securitysvc.Config{Defects: active})
 		start("UPSTREAM_SECURITY", sec, err)
-		errs, err := errorssvc.New(errorssvc.Config{})
+		errs, err := errorssvc.New(errorssvc.Config{Defects: active})
 		start("UPSTREAM_ERRORS", errs, err)
-		conf, err := conformancesvc.New(conformancesvc.Config{})
+		conf, err := conformancesvc.New(conformancesvc.Config{Defects: active})
 		start("UPSTREAM_CONFORMANCE", conf, err)
-		perf, err := performancesvc.New(performancesvc.Config{})
+		perf, err := performancesvc.New(performancesvc.Config{Defects: active})
 		start("UPSTREAM_PERFORMANCE", perf, err)
 	}
 	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: observe.Discard()})
@@ -239,7 +244,7 @@ const operationsJS = `Array.from(document.querySelectorAll(".opblock")).map(o =>
 	o.querySelector(".opblock-summary-method").textContent.trim() + " " +
 	o.querySelector(".opblock-summary-path").getAttribute("data-path"))`
 
-func (b *browser) docs(t *testing.T, base, mode string) {
+func (b *browser) docs(t *testing.T, base, mode string, active defects.Set) {
 	t.Helper()
 	b.do(t, "open /docs",
 		chromedp.Navigate(base+web.PathDocs),
@@ -272,19 +277,24 @@ func (b *browser) docs(t *testing.T, base, mode string) {
 	)
 	status := get(t, b, "the status shown", chromedp.Text(chromedp.CSS(op+` .live-responses-table .response .response-col_status`)))
 	body := get(t, b, "the body shown", chromedp.Text(chromedp.CSS(op+` .live-responses-table .response .response-col_description`)))
-	if strings.TrimSpace(status) != "200" || !strings.Contains(body, `"name": "Alice"`) || strings.Contains(body, "age") {
-		t.Errorf("Try it out on missing-field shows status %q, body %q; want 200 with id and name, no age", status, body)
+	// With CONF-03 active the age is missing; switched off, it is there.
+	if strings.TrimSpace(status) != "200" || !strings.Contains(body, `"name": "Alice"`) || strings.Contains(body, `"age": 30`) == active.Active(defects.CONF03) {
+		t.Errorf("Try it out on missing-field shows status %q, body %q; want 200 with id and name, and age only with CONF-03 off", status, body)
 	}
 	b.screenshot(t, mode+"-docs")
 }
 
-// frontExamples is the status each example must show, by endpoint.
-var frontExamples = map[string]string{
-	"endpoint-1": "200", "endpoint-2": "500", "endpoint-3": "500", "endpoint-4": "500", "endpoint-5": "200",
-	"endpoint-6": "200", "endpoint-7": "200", "endpoint-8": "404", "endpoint-9": "200", "endpoint-10": "200",
+// frontExamples is the status each example must show, by endpoint, with
+// every defect active and with every defect switched off.
+var frontExamples = map[bool]map[string]string{
+	true: {"endpoint-1": "200", "endpoint-2": "500", "endpoint-3": "500", "endpoint-4": "500", "endpoint-5": "200",
+		"endpoint-6": "200", "endpoint-7": "200", "endpoint-8": "404", "endpoint-9": "200", "endpoint-10": "200"},
+	false: {"endpoint-1": "401", "endpoint-2": "400", "endpoint-3": "200", "endpoint-4": "200", "endpoint-5": "200",
+		"endpoint-6": "200", "endpoint-7": "200", "endpoint-8": "400", "endpoint-9": "400", "endpoint-10": "200"},
 }
 
-func (b *browser) front(t *testing.T, base, mode string) {
+func (b *browser) front(t *testing.T, base, mode string, active defects.Set) {
+	examples := frontExamples[active.IsAll()]
 	t.Helper()
 	b.do(t, "open /",
 		chromedp.Navigate(base+web.PathFront),
@@ -314,7 +324,7 @@ func (b *browser) front(t *testing.T, base, mode string) {
 	if local < 5 {
 		t.Errorf("the front page links only %d pages of this instance: %q", local, links)
 	}
-	if len(ids) != len(frontExamples) {
+	if len(ids) != len(examples) {
 		t.Fatalf("the front page lists %v", ids)
 	}
 	for _, id := range ids {
@@ -326,8 +336,8 @@ func (b *browser) front(t *testing.T, base, mode string) {
 		status := get(t, b, "status of "+id, chromedp.AttributeValue(chromedp.CSS(sel+` .status`), "data-status")).Value
 		expect := get(t, b, "promise of "+id, chromedp.AttributeValue(chromedp.CSS(sel+` button.try`), "data-expect")).Value
 		shown := get(t, b, "text of "+id, chromedp.Text(chromedp.CSS(sel+` .status`)))
-		if status != frontExamples[id] || expect != status || !strings.HasPrefix(shown, status+" ") {
-			t.Errorf("%s: the page shows %q (status %s, promised %s), want %s", id, shown, status, expect, frontExamples[id])
+		if status != examples[id] || expect != status || !strings.HasPrefix(shown, status+" ") {
+			t.Errorf("%s: the page shows %q (status %s, promised %s), want %s", id, shown, status, expect, examples[id])
 		}
 	}
 	b.screenshot(t, mode+"-front")

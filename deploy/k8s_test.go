@@ -29,6 +29,7 @@ import (
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	"github.com/defectshowcase/showcase/gateway"
 	performancesvc "github.com/defectshowcase/showcase/performance-svc"
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/server"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 )
@@ -49,6 +50,7 @@ type objects struct {
 	policies    map[string]*networkingv1.NetworkPolicy
 	pdbs        map[string]*policyv1.PodDisruptionBudget
 	hpas        map[string]*autoscalingv2.HorizontalPodAutoscaler
+	configMaps  map[string]*corev1.ConfigMap
 }
 
 // kustomizeMu serialises kustomize runs: kyaml initialises a global schema
@@ -66,7 +68,7 @@ func build(t *testing.T, dir string) objects {
 		t.Fatalf("kustomize build %s: %v", dir, err)
 	}
 	o := objects{map[string]*appsv1.Deployment{}, map[string]*corev1.Service{}, map[string]*networkingv1.NetworkPolicy{},
-		map[string]*policyv1.PodDisruptionBudget{}, map[string]*autoscalingv2.HorizontalPodAutoscaler{}}
+		map[string]*policyv1.PodDisruptionBudget{}, map[string]*autoscalingv2.HorizontalPodAutoscaler{}, map[string]*corev1.ConfigMap{}}
 	for _, r := range rm.Resources() {
 		raw, err := r.MarshalJSON()
 		if err != nil {
@@ -89,6 +91,9 @@ func build(t *testing.T, dir string) objects {
 		case "HorizontalPodAutoscaler":
 			h := &autoscalingv2.HorizontalPodAutoscaler{}
 			o.hpas[r.GetName()], into = h, h
+		case "ConfigMap":
+			c := &corev1.ConfigMap{}
+			o.configMaps[r.GetName()], into = c, c
 		default:
 			t.Fatalf("%s: unexpected kind %s", dir, r.GetKind())
 		}
@@ -169,6 +174,15 @@ func checkCluster(t *testing.T, o objects) {
 		}
 		if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Cpu().IsZero() || c.Resources.Limits.Memory().IsZero() {
 			t.Errorf("Deployment %s: CPU and memory requests and limits are required", name)
+		}
+		// Every container reads the defects switch from a ConfigMap that
+		// exists and holds a setting the binaries accept.
+		if len(c.EnvFrom) != 1 || c.EnvFrom[0].ConfigMapRef == nil {
+			t.Errorf("Deployment %s: want the showcase-defects ConfigMap as envFrom", name)
+		} else if cm, ok := o.configMaps[c.EnvFrom[0].ConfigMapRef.Name]; !ok {
+			t.Errorf("Deployment %s: envFrom names ConfigMap %s, which is not built", name, c.EnvFrom[0].ConfigMapRef.Name)
+		} else if _, err := defects.Parse(cm.Data["DEFECTS"]); err != nil || cm.Data["DEFECTS"] == "" || cm.Data["API_KEY"] == "" {
+			t.Errorf("ConfigMap %s: DEFECTS %q (%v), API_KEY %q", cm.Name, cm.Data["DEFECTS"], err, cm.Data["API_KEY"])
 		}
 		// The ports are the ones the binary listens on (defaults, or env).
 		apiAddr, adminAddr := bin.api, bin.admin

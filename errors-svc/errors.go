@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/routes"
@@ -28,6 +29,7 @@ type Config struct {
 	MaxRows int
 	// MaxBodyBytes bounds a request body; larger ones get 413.
 	MaxBodyBytes int64
+	Defects      defects.Set // the zero value: every defect active
 }
 
 // Defaults of the settings.
@@ -43,6 +45,7 @@ func ConfigFromEnv(d server.Deps) Config {
 		SQLitePath:   env.String("SQLITE_PATH", ""),
 		MaxRows:      env.Int("SQLITE_MAX_ROWS", DefaultMaxRows, 1, 1_000_000_000),
 		MaxBodyBytes: int64(env.Int("MAX_BODY_BYTES", reqparse.DefaultMaxBodyBytes, 1024, 1<<30)),
+		Defects:      defects.FromEnv(env),
 	}
 }
 
@@ -51,6 +54,7 @@ type Service struct {
 	handler http.Handler
 	store   *recordStore
 	maxBody int64
+	defects defects.Set
 }
 
 // New opens the store and builds the routes.
@@ -61,16 +65,27 @@ func New(cfg Config) (*Service, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = reqparse.DefaultMaxBodyBytes
 	}
-	st, err := openStore(cfg.SQLitePath, cfg.MaxRows)
+	// DEFECT(ERR-02): the contract promises text up to 255 characters, but
+	// the texts go to a column declared 16 wide whose check admits at most
+	// 15 characters, so longer text fails to store and the database's error
+	// text reaches the client. Switched off, they go to a table that holds
+	// 255, and the handler rejects what the contract forbids first.
+	t := records
+	if !cfg.Defects.Active(defects.ERR02) {
+		t = texts
+	}
+	in := cfg.Telemetry.Service("errors-svc")
+	cfg.Defects.Report(in, defects.IDsOf("errors")...)
+	st, err := openStore(cfg.SQLitePath, t, cfg.MaxRows)
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{store: st, maxBody: cfg.MaxBodyBytes}
+	s := &Service{store: st, maxBody: cfg.MaxBodyBytes, defects: cfg.Defects}
 	s.handler = routes.New([]routes.Route{
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-input-type-handling", Handler: s.improperInputTypeHandling},
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/exceeding-column-size", Handler: s.exceedingColumnSize},
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-unicode-encoding", Handler: s.improperUnicodeEncoding},
-	}, cfg.Telemetry.Service("errors-svc"))
+	}, in)
 	return s, nil
 }
 

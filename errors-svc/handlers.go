@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/respond"
 )
@@ -33,9 +36,8 @@ func bodyStatus(p reqparse.BodyProblem) int {
 // {"success": false} shape of endpoints 2 and 3 and returns false: 415, 413,
 // or 400 for invalid JSON, a body that is not an object or lacks the property.
 func (s *Service) fieldOrFail(w http.ResponseWriter, r *http.Request, name string) (json.RawMessage, bool) {
-	obj, problem := reqparse.ReadObject(r, s.maxBody)
-	if problem != reqparse.BodyOK {
-		respond.JSON(w, bodyStatus(problem), failureBody)
+	obj, ok := s.objectOrFail(w, r)
+	if !ok {
 		return nil, false
 	}
 	raw, ok := obj[name]
@@ -45,14 +47,67 @@ func (s *Service) fieldOrFail(w http.ResponseWriter, r *http.Request, name strin
 	return raw, ok
 }
 
+// objectOrFail reads the body's object, or answers 415, 413 or 400 in the
+// {"success": false} shape.
+func (s *Service) objectOrFail(w http.ResponseWriter, r *http.Request) (reqparse.Object, bool) {
+	obj, problem := reqparse.ReadObject(r, s.maxBody)
+	if problem != reqparse.BodyOK {
+		respond.JSON(w, bodyStatus(problem), failureBody)
+		return nil, false
+	}
+	return obj, true
+}
+
+// declaredMediaType reports whether the body is application/json, the one
+// media type the contract declares: the endpoints check it with their
+// defect switched off. (With it on they take any +json type, as the
+// original did.)
+func declaredMediaType(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// stringOrFail decodes raw as a JSON string, or answers 400 naming field.
+func stringOrFail(w http.ResponseWriter, raw json.RawMessage, field string) (string, bool) {
+	if reqparse.KindOf(bytes.TrimSpace(raw)) != reqparse.KindString {
+		respond.Fail(w, http.StatusBadRequest, field+" must be a string")
+		return "", false
+	}
+	var v string
+	_ = json.Unmarshal(raw, &v) // valid: the whole body was validated
+	return v, true
+}
+
 // --- Endpoint 2 -------------------------------------------------------------
 
 func (s *Service) improperInputTypeHandling(w http.ResponseWriter, r *http.Request) {
+	planted := s.defects.Active(defects.ERR01)
+	if !planted && !declaredMediaType(r) {
+		respond.JSON(w, http.StatusUnsupportedMediaType, failureBody)
+		return
+	}
 	raw, ok := s.fieldOrFail(w, r, "number")
 	if !ok {
 		return
 	}
-	digits := cardDigits(pythonStr(raw))
+	var number string
+	if planted {
+		number = pythonStr(raw)
+	} else if number, ok = stringOrFail(w, raw, "number"); !ok {
+		return
+	}
+	digits, err := cardDigits(number)
+	if err != nil {
+		// DEFECT(ERR-01): a character that is not a digit is not handled;
+		// the request dies here and ends in a 500. Switched off, it is
+		// rejected as invalid input.
+		if planted {
+			panic(err)
+		}
+		de := err.(digitError)
+		respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("number must contain digits only: %s at position %d is not one", strconv.QuoteRune(de.char), de.pos))
+		return
+	}
 	if luhnChecksum(digits)%10 == 0 {
 		respond.JSON(w, http.StatusOK, successBody)
 		return
@@ -96,21 +151,20 @@ func (e digitError) Error() string {
 	return fmt.Sprintf("invalid literal for int() with base 10: %s (character %d)", strconv.QuoteRune(e.char), e.pos)
 }
 
-// cardDigits converts every character of the card number to its digit value.
-func cardDigits(number string) []int {
+// cardDigits converts every character of the card number to its digit
+// value; the first character that is not a digit is the error.
+func cardDigits(number string) ([]int, error) {
 	digits := make([]int, 0, len(number))
 	pos := 0
 	for _, c := range number {
 		d, ok := reqparse.DigitValue(c)
 		if !ok {
-			// DEFECT(ERR-01): a character that is not a digit is not
-			// handled; the request dies here and ends in a 500.
-			panic(digitError{char: c, pos: pos})
+			return nil, digitError{char: c, pos: pos}
 		}
 		digits = append(digits, d)
 		pos++
 	}
-	return digits
+	return digits, nil
 }
 
 // luhnChecksum is the Luhn sum: from the right, every second digit doubled,
@@ -133,6 +187,10 @@ func luhnChecksum(digits []int) int {
 // --- Endpoint 3 -------------------------------------------------------------
 
 func (s *Service) exceedingColumnSize(w http.ResponseWriter, r *http.Request) {
+	if !s.defects.Active(defects.ERR02) {
+		s.storeText(w, r)
+		return
+	}
 	raw, ok := s.fieldOrFail(w, r, "text")
 	if !ok {
 		return
@@ -147,6 +205,48 @@ func (s *Service) exceedingColumnSize(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		respond.Fail(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	respond.JSON(w, http.StatusOK, successBody)
+}
+
+// maxText is the length the contract promises endpoint 3 stores.
+const maxText = 255
+
+// storeText is endpoint 3 with ERR-02 switched off (see New): the body the
+// contract declares, {"text": <string of at most 255 characters>} and no
+// other property, is stored; anything else is rejected with 400.
+func (s *Service) storeText(w http.ResponseWriter, r *http.Request) {
+	if !declaredMediaType(r) {
+		respond.JSON(w, http.StatusUnsupportedMediaType, failureBody)
+		return
+	}
+	obj, ok := s.objectOrFail(w, r)
+	if !ok {
+		return
+	}
+	raw, ok := obj["text"]
+	if !ok {
+		respond.JSON(w, http.StatusBadRequest, failureBody)
+		return
+	}
+	if len(obj) != 1 {
+		respond.Fail(w, http.StatusBadRequest, "text is the only property")
+		return
+	}
+	text, ok := stringOrFail(w, raw, "text")
+	if !ok {
+		return
+	}
+	if n := utf8.RuneCountInString(text); n > maxText {
+		respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("text must be at most %d characters, not %d", maxText, n))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), storeTimeout)
+	err := s.store.insert(ctx, text)
+	cancel()
+	if err != nil { // the checks above make the table's own check unreachable
+		respond.Fail(w, http.StatusInternalServerError, "the text could not be stored")
 		return
 	}
 	respond.JSON(w, http.StatusOK, successBody)
@@ -184,6 +284,11 @@ func sqliteValue(raw json.RawMessage) (any, error) {
 // --- Endpoint 4 -------------------------------------------------------------
 
 func (s *Service) improperUnicodeEncoding(w http.ResponseWriter, r *http.Request) {
+	planted := s.defects.Active(defects.ERR03)
+	if !planted && !declaredMediaType(r) {
+		respond.Fail(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: send application/json")
+		return
+	}
 	obj, problem := reqparse.ReadObject(r, s.maxBody)
 	switch problem {
 	case reqparse.BodyOK:
@@ -206,7 +311,11 @@ func (s *Service) improperUnicodeEncoding(w http.ResponseWriter, r *http.Request
 		return
 	}
 	if k := reqparse.KindOf(raw); k != reqparse.KindString {
-		respond.Fail(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode a JSON %s to ASCII: not a string", k))
+		if planted { // part of ERR-03: the value is encoded unchecked
+			respond.Fail(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode a JSON %s to ASCII: not a string", k))
+		} else {
+			respond.Fail(w, http.StatusBadRequest, "text must be a string")
+		}
 		return
 	}
 	var text string
@@ -214,8 +323,12 @@ func (s *Service) improperUnicodeEncoding(w http.ResponseWriter, r *http.Request
 	if err := encodeASCII(text); err != nil {
 		// DEFECT(ERR-03): the encoding failure is not handled as a client
 		// error; non-ASCII text, which the contract accepts, ends in a 500.
-		respond.Fail(w, http.StatusInternalServerError, err.Error())
-		return
+		// Switched off, a character beyond ASCII is no failure: the text is
+		// accepted, as the contract says.
+		if planted {
+			respond.Fail(w, http.StatusInternalServerError, err.Error())
+			return
+		}
 	}
 	respond.JSON(w, http.StatusOK, successBody)
 }

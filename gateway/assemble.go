@@ -9,6 +9,8 @@ import (
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	performancesvc "github.com/defectshowcase/showcase/performance-svc"
+	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/server"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 )
@@ -52,11 +54,23 @@ func Assemble(d server.Deps) (server.Built, error) {
 	if err != nil {
 		return server.Built{}, err
 	}
-	contract, err := LoadContract()
+	active := defects.FromEnv(d.Env)
+	declared, err := LoadContract()
+	if err != nil {
+		return server.Built{}, err
+	}
+	contract, err := declared.For(active)
 	if err != nil {
 		return server.Built{}, err
 	}
 	in := d.Telemetry.Service("gateway")
+	// The gateway serves the contract for its own setting; in front of
+	// separate services, give every process the same DEFECTS.
+	ids := make([]defects.ID, len(defects.Catalogue))
+	for i, def := range defects.Catalogue {
+		ids[i] = def.ID
+	}
+	active.Report(in, ids...)
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error
@@ -81,9 +95,42 @@ func Assemble(d server.Deps) (server.Built, error) {
 		handlers[c.Name] = inProcess{svc}
 		in.Logger.Info("category in-process", categoryAttr(c.Name))
 	}
-	g, err := New(handlers, contract, in)
+	g, err := New(handlers, contract, active, in)
 	if err != nil {
 		return server.Built{}, errors.Join(err, closeAll())
 	}
-	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready}, nil
+	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready,
+		Admin: map[string]http.Handler{PathDefects: defectsReport(active)}}, nil
+}
+
+// PathDefects is the admin endpoint that reports which defects are active.
+const PathDefects = "/defects"
+
+// defectsReport answers {"setting": ..., "active": [...], "off": [...],
+// "defects": [{"id", "category", "endpoint", "active"}, ...]}.
+func defectsReport(active defects.Set) http.Handler {
+	type row struct {
+		ID       defects.ID `json:"id"`
+		Category string     `json:"category"`
+		Endpoint string     `json:"endpoint"`
+		Active   bool       `json:"active"`
+	}
+	report := struct {
+		Setting string       `json:"setting"`
+		Active  []defects.ID `json:"active"`
+		Off     []defects.ID `json:"off"`
+		Defects []row        `json:"defects"`
+	}{Setting: active.String(), Active: []defects.ID{}, Off: []defects.ID{}}
+	for _, d := range defects.Catalogue {
+		on := active.Active(d.ID)
+		report.Defects = append(report.Defects, row{d.ID, d.Category, d.Endpoint, on})
+		if on {
+			report.Active = append(report.Active, d.ID)
+		} else {
+			report.Off = append(report.Off, d.ID)
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		respond.Value(w, http.StatusOK, report)
+	})
 }

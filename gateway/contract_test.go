@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/defectshowcase/showcase/gateway/suite"
+	"github.com/defectshowcase/showcase/platform/defects"
 )
 
 func loadContract(t testing.TB) *openapi3.T {
@@ -72,9 +74,28 @@ type checker struct {
 	needsKey map[string]bool // "METHOD path" of operations requiring ApiKeyAuth
 }
 
+// loadServed reads the contract the instance at base serves, as a tool does.
+func loadServed(t testing.TB, base string) *openapi3.T {
+	t.Helper()
+	resp, err := http.Get(base + "/openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	src, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /openapi.yaml: %d %v", resp.StatusCode, err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(src)
+	if err != nil {
+		t.Fatalf("the served contract does not load: %v", err)
+	}
+	return doc
+}
+
 func newChecker(t testing.TB, base string) *checker {
 	t.Helper()
-	declared := loadContract(t)
+	declared := loadServed(t, base)
 	needsKey := map[string]bool{}
 	for path, item := range declared.Paths.Map() {
 		for method, op := range item.Operations() {
@@ -89,7 +110,7 @@ func newChecker(t testing.TB, base string) *checker {
 	}
 	// Requests are validated without security: the undefined global scheme
 	// would fail every one of them, and the key rule is checked above.
-	doc := loadContract(t)
+	doc := loadServed(t, base)
 	// A tool resolves the relative server "/" against the URL it read the
 	// contract from: the instance under test.
 	doc.Servers = openapi3.Servers{{URL: base}}
@@ -169,16 +190,34 @@ var validatorGaps = map[string]struct {
 // suite declares the findings its exchange must show.
 func TestContractFindings(t *testing.T) {
 	t.Parallel()
-	ts := startEmbedded(t, nil)
-	ck := newChecker(t, ts.URL)
+	checkFindings(t, startEmbedded(t, nil).URL, defects.All())
+}
+
+// With every defect switched off, a tool finds nothing at all against the
+// corrected contract, for valid and invalid inputs alike.
+func TestContractFindingsDefectsOff(t *testing.T) {
+	t.Parallel()
+	checkFindings(t, startEmbedded(t, map[string]string{"DEFECTS": "none"}).URL, defects.None())
+}
+
+// checkFindings runs the suite against base, which serves with the given
+// defects active, and compares what a tool finds against the contract base
+// serves with what each case declares.
+func checkFindings(t *testing.T, base string, active defects.Set) {
+	t.Helper()
+	ck := newChecker(t, base)
+	client := &http.Client{}
 	var mu sync.Mutex
 	summary := map[string]map[suite.Finding]int{}
-	suite.Each(t, func(ctx context.Context, t *testing.T, ep suite.Endpoint, c suite.Case) {
-		resp, err := suite.Do(ctx, ts.Client(), ts.URL, c)
+	suite.EachFor(t, active, func(ctx context.Context, t *testing.T, ep suite.Endpoint, c suite.Case) {
+		resp, err := suite.Do(ctx, client, base, c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req, err := c.Request(ctx, ts.URL)
+		if err := c.Verify(resp); err != nil {
+			t.Error(err)
+		}
+		req, err := c.Request(ctx, base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,8 +247,38 @@ func TestContractFindings(t *testing.T) {
 		for _, ep := range suite.Endpoints() {
 			fmt.Fprintf(&b, "\n  %-26s %v", ep.Name, summary[ep.Name])
 		}
-		t.Logf("findings per endpoint:%s", b.String())
+		t.Logf("findings per endpoint (defects %s):%s", active, b.String())
 	})
+}
+
+// The corrected contract is a valid document in every combination tested:
+// with SEC-01 switched off its one defect, the undefined api_key scheme, is
+// gone; otherwise it stays.
+func TestCorrectedContractDocument(t *testing.T) {
+	t.Parallel()
+	settings := map[string]defects.Set{"none": defects.None()}
+	for _, d := range defects.Catalogue {
+		settings["all but "+string(d.ID)] = defects.All().Without(d.ID)
+	}
+	for name, set := range settings {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			doc := loadServed(t, startEmbedded(t, map[string]string{"DEFECTS": set.String()}).URL)
+			err := doc.Validate(context.Background(), openapi3.EnableMultiError())
+			if set.Active(defects.SEC01) {
+				if err == nil || !strings.Contains(err.Error(), `"api_key"`) {
+					t.Fatalf("with SEC-01 active the undefined api_key must stay: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the corrected contract does not validate: %v", err)
+			}
+			if n := doc.Paths.Len(); n != 10 {
+				t.Fatalf("%d paths", n)
+			}
+		})
+	}
 }
 
 func readCloser(b []byte) *nopCloser { return &nopCloser{bytes.NewReader(b)} }

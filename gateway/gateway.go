@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/gateway/web"
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
@@ -96,8 +97,8 @@ type row struct {
 // New builds the gateway from one handler per category name. in measures
 // and logs what the gateway answers itself; each category's handler measures
 // its own requests, so nothing is counted twice.
-func New(handlers map[string]Handler, contract *Contract, in *observe.Instruments) (*Gateway, error) {
-	site, err := web.New()
+func New(handlers map[string]Handler, contract *Contract, active defects.Set, in *observe.Instruments) (*Gateway, error) {
+	site, err := web.New(active)
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}

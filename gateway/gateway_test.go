@@ -12,6 +12,7 @@ import (
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/gateway/suite"
 	"github.com/defectshowcase/showcase/gateway/web"
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
 )
@@ -42,6 +43,29 @@ func TestEmbeddedSuite(t *testing.T) {
 	t.Parallel()
 	ts := startEmbedded(t, nil)
 	suite.Run(t, ts.URL, ts.Client())
+}
+
+// The behaviour suite with every defect switched off (DEFECTS=none).
+func TestEmbeddedSuiteDefectsOff(t *testing.T) {
+	t.Parallel()
+	ts := startEmbedded(t, map[string]string{"DEFECTS": "none"})
+	suite.RunFor(t, ts.URL, ts.Client(), defects.None())
+}
+
+// Each defect switched off alone changes its own endpoint's answers, to
+// the conformant ones, and nothing else: every other endpoint answers as
+// specified, and a tool finds exactly the other planted deviations in the
+// contract served for that setting.
+func TestEachDefectSwitchedOffAlone(t *testing.T) {
+	t.Parallel()
+	for _, d := range defects.Catalogue {
+		t.Run(string(d.ID), func(t *testing.T) {
+			t.Parallel()
+			active := defects.All().Without(d.ID)
+			ts := startEmbedded(t, map[string]string{"DEFECTS": active.String()})
+			checkFindings(t, ts.URL, active)
+		})
+	}
 }
 
 // The front page's README is the repository's.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/gateway/suite"
 )
 
@@ -146,5 +147,66 @@ func TestProcessSurvivesAndStopsGracefully(t *testing.T) {
 	}
 	if strings.Contains(p.logs.String(), "goroutine ") {
 		t.Fatalf("a stack trace reached the log:\n%s", p.logs)
+	}
+}
+
+// DEFECTS=none as a real process: the admin port reports the setting, the
+// metrics carry it, the log says it, and the API keeps its contract.
+func TestProcessReportsDefects(t *testing.T) {
+	t.Parallel()
+	bin := buildGateway(t)
+	p := startProcess(t, bin, "DEFECTS=none")
+	var report struct {
+		Setting string   `json:"setting"`
+		Active  []string `json:"active"`
+		Off     []string `json:"off"`
+	}
+	resp, err := http.Get(p.admin + gateway.PathDefects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = json.NewDecoder(resp.Body).Decode(&report)
+	resp.Body.Close()
+	if err != nil || report.Setting != "none" || len(report.Active) != 0 || len(report.Off) != 10 {
+		t.Fatalf("/defects: %+v (%v)", report, err)
+	}
+	resp, err = http.Get(p.admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		`showcase_defect_active{defect="SEC-01",service="gateway"} 0`,
+		`showcase_defect_active{defect="SEC-01",service="security-svc"} 0`,
+		`showcase_defect_active{defect="PERF-02",service="performance-svc"} 0`,
+	} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if !strings.Contains(p.logs.String(), `"msg":"defects","service":"gateway","active":"","off":"SEC-01,ERR-01`) {
+		t.Errorf("no defects log line:\n%s", p.logs)
+	}
+	resp, err = http.Get(p.base + suite.PathUnauthenticatedAccess)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("endpoint 1 without a key: %d, want 401", resp.StatusCode)
+	}
+}
+
+// A setting that names no defect stops the program at start, naming it;
+// the flag wins over the environment.
+func TestProcessRejectsUnknownDefects(t *testing.T) {
+	t.Parallel()
+	bin := buildGateway(t)
+	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-defects", "SEC-01,CONF-9")
+	cmd.Env = append(os.Environ(), "DEFECTS=none")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `DEFECTS="SEC-01,CONF-9"`) || !strings.Contains(string(out), `"conf-9"`) {
+		t.Fatalf("exit %v, output:\n%s", err, out)
 	}
 }

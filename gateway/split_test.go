@@ -13,6 +13,7 @@ import (
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 
 	"github.com/defectshowcase/showcase/gateway/suite"
+	"github.com/defectshowcase/showcase/platform/defects"
 )
 
 type split struct {
@@ -21,8 +22,15 @@ type split struct {
 }
 
 // startSplit starts the four services as separate servers on loopback and
-// the gateway proxying to them.
+// the gateway proxying to them, every defect active.
 func startSplit(t *testing.T) *split {
+	t.Helper()
+	return startSplitWith(t, defects.All())
+}
+
+// startSplitWith starts the split deployment with the given defects active
+// in every process.
+func startSplitWith(t *testing.T, active defects.Set) *split {
 	t.Helper()
 	type svc interface {
 		Handler() http.Handler
@@ -35,12 +43,12 @@ func startSplit(t *testing.T) *split {
 		return s
 	}
 	services := map[string]svc{
-		"security":    must(securitysvc.New(securitysvc.Config{})),
-		"errors":      must(errorssvc.New(errorssvc.Config{})),
-		"conformance": must(conformancesvc.New(conformancesvc.Config{})),
-		"performance": must(performancesvc.New(performancesvc.Config{})),
+		"security":    must(securitysvc.New(securitysvc.Config{Defects: active})),
+		"errors":      must(errorssvc.New(errorssvc.Config{Defects: active})),
+		"conformance": must(conformancesvc.New(conformancesvc.Config{Defects: active})),
+		"performance": must(performancesvc.New(performancesvc.Config{Defects: active})),
 	}
-	env := map[string]string{}
+	env := map[string]string{"DEFECTS": active.String()}
 	sp := &split{upstreams: map[string]*httptest.Server{}}
 	for name, s := range services {
 		ts := httptest.NewServer(s.Handler())
@@ -64,13 +72,30 @@ func TestSplitSuite(t *testing.T) {
 	suite.Run(t, sp.gateway.URL, sp.gateway.Client())
 }
 
+// The behaviour suite with every defect switched off, in front of separate
+// services each told so.
+func TestSplitSuiteDefectsOff(t *testing.T) {
+	t.Parallel()
+	sp := startSplitWith(t, defects.None())
+	suite.RunFor(t, sp.gateway.URL, sp.gateway.Client(), defects.None())
+}
+
 // Embedded and split give the same status, Content-Type, Allow and body to
-// every case.
+// every case, with the defects active and switched off.
 func TestModesGiveIdenticalResults(t *testing.T) {
 	t.Parallel()
-	emb := startEmbedded(t, nil)
-	sp := startSplit(t)
-	suite.Each(t, func(ctx context.Context, t *testing.T, _ suite.Endpoint, c suite.Case) {
+	for _, active := range []defects.Set{defects.All(), defects.None()} {
+		t.Run("defects "+active.String(), func(t *testing.T) {
+			t.Parallel()
+			identicalResults(t, active)
+		})
+	}
+}
+
+func identicalResults(t *testing.T, active defects.Set) {
+	emb := startEmbedded(t, map[string]string{"DEFECTS": active.String()})
+	sp := startSplitWith(t, active)
+	suite.EachFor(t, active, func(ctx context.Context, t *testing.T, _ suite.Endpoint, c suite.Case) {
 		a, err := suite.Do(ctx, emb.Client(), emb.URL, c)
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 // fibonacciSearch returns the zero-based indices, ascending, at which term
 // appears among the first max(n, 2) Fibonacci numbers 0, 1, 1, 2, 3, 5, ...
 //
-// DEFECT(PERF-02): the sequence is generated element by element with
+// This is PERF-02: the sequence is generated element by element with
 // schoolbook decimal arithmetic, one digit per byte, so the work grows with
 // the square of n: about 1.3 s of CPU at n=100000 on the 2-core reference
 // machine, where a closed form needs microseconds. Memory stays O(n): only

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/respond"
@@ -31,6 +32,7 @@ type Config struct {
 	FibWorkers int
 	// FibQueue is how many more may wait for a worker; beyond it, 503.
 	FibQueue int
+	Defects  defects.Set // the zero value: every defect active
 }
 
 // DefaultFibWorkers leaves one core to the other endpoints, so that they
@@ -48,6 +50,7 @@ func ConfigFromEnv(d server.Deps) Config {
 		ItemCost:   env.Duration("ITEM_COST", time.Millisecond),
 		FibWorkers: env.Int("FIB_WORKERS", DefaultFibWorkers(), 1, 1024),
 		FibQueue:   env.Int("FIB_QUEUE", DefaultFibQueue, 0, 1_000_000),
+		Defects:    defects.FromEnv(env),
 	}
 }
 
@@ -57,6 +60,7 @@ type Service struct {
 	itemCost time.Duration
 	fib      *limiter
 	work     *workMetrics
+	defects  defects.Set
 }
 
 // The routes, as their metrics name them.
@@ -77,7 +81,8 @@ func New(cfg Config) (*Service, error) {
 		cfg.FibQueue = DefaultFibQueue
 	}
 	in := cfg.Telemetry.Service("performance-svc")
-	s := &Service{itemCost: cfg.ItemCost, fib: newLimiter(cfg.FibWorkers, cfg.FibQueue), work: newWorkMetrics(in.Registerer)}
+	cfg.Defects.Report(in, defects.IDsOf("performance")...)
+	s := &Service{itemCost: cfg.ItemCost, fib: newLimiter(cfg.FibWorkers, cfg.FibQueue), work: newWorkMetrics(in.Registerer), defects: cfg.Defects}
 	s.handler = routes.New([]routes.Route{
 		{Method: http.MethodGet, Pattern: routeItems, Handler: s.unboundedResultSet},
 		{Method: http.MethodGet, Pattern: routeFibonacci, Handler: s.inefficientAlgorithm},
@@ -109,9 +114,19 @@ var (
 	missingParamsBody    = []byte(`{"error":"Missing required parameters"}`)
 	nTooLargeBody        = []byte(`{"error":"n should be less than or equal to 100000"}`)
 	busyBody             = []byte(`{"error":"Too many requests for the inefficient algorithm; retry later"}`)
+	limitInvalidBody     = []byte(`{"error":"Invalid limit: want an integer from 1 to 1000"}`)
+	searchInvalidBody    = []byte(`{"error":"Invalid input: n must be an integer from 1 to 100000, and searchTerm an integer of at least 0"}`)
 )
 
 func (s *Service) unboundedResultSet(w http.ResponseWriter, r *http.Request) {
+	// DEFECT(PERF-01): limit is clamped rather than validated, and every
+	// item costs itemCost (1 ms), so the default request takes a full
+	// second (see itemMap). Switched off, limit is validated as declared
+	// and the items come at once.
+	if !s.defects.Active(defects.PERF01) {
+		s.listItems(w, r)
+		return
+	}
 	limit := maxLimit // absent or not an integer: the default
 	if text, ok := reqparse.QueryFirst(r.URL.RawQuery, "limit"); ok {
 		if v, ok := reqparse.ParseInt(text); ok {
@@ -134,7 +149,37 @@ func (s *Service) unboundedResultSet(w http.ResponseWriter, r *http.Request) {
 	respond.JSON(w, http.StatusOK, body)
 }
 
+// listItems is endpoint 9 with PERF-01 switched off: limit is optional
+// (its default is 1000) and otherwise an integer from 1 to 1000.
+func (s *Service) listItems(w http.ResponseWriter, r *http.Request) {
+	limit := maxLimit
+	if text, ok := reqparse.QueryFirst(r.URL.RawQuery, "limit"); ok {
+		v, ok := reqparse.ParseStrictInt(text)
+		if !ok || v.Sign() <= 0 || v.Cmp(bigMaxLimit) > 0 {
+			respond.JSON(w, http.StatusBadRequest, limitInvalidBody)
+			return
+		}
+		limit = int(v.Int64())
+	}
+	start := time.Now()
+	body, err := itemMap(r.Context(), limit, 0)
+	if err != nil {
+		w.WriteHeader(observe.StatusClientClosedRequest)
+		return
+	}
+	s.work.observe(routeItems, limit, time.Since(start))
+	respond.JSON(w, http.StatusOK, body)
+}
+
 func (s *Service) inefficientAlgorithm(w http.ResponseWriter, r *http.Request) {
+	// DEFECT(PERF-02): the sequence is generated number by number with
+	// schoolbook decimal arithmetic (see fibonacciSearch), so the time grows
+	// with the square of n. Switched off, the input is validated as
+	// declared and the indices come from the closed form, in microseconds.
+	if !s.defects.Active(defects.PERF02) {
+		s.searchFibonacci(w, r)
+		return
+	}
 	nText, okN := reqparse.QueryFirst(r.URL.RawQuery, "n")
 	termText, okT := reqparse.QueryFirst(r.URL.RawQuery, "searchTerm")
 	var n, term *big.Int
@@ -173,6 +218,27 @@ func (s *Service) inefficientAlgorithm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.work.observe(routeFibonacci, length, time.Since(start))
+	respond.Value(w, http.StatusOK, foundAt{FoundAt: found})
+}
+
+// searchFibonacci is endpoint 10 with PERF-02 switched off: n from 1 to
+// 100000 and searchTerm at least 0, both integers, or 400; the indices
+// among the first n Fibonacci numbers, found without generating them.
+func (s *Service) searchFibonacci(w http.ResponseWriter, r *http.Request) {
+	nText, okN := reqparse.QueryFirst(r.URL.RawQuery, "n")
+	termText, okT := reqparse.QueryFirst(r.URL.RawQuery, "searchTerm")
+	var n, term *big.Int
+	if okN && okT {
+		n, okN = reqparse.ParseStrictInt(nText)
+		term, okT = reqparse.ParseStrictInt(termText)
+	}
+	if !okN || !okT || n.Sign() <= 0 || n.Cmp(bigMaxN) > 0 || term.Sign() < 0 {
+		respond.JSON(w, http.StatusBadRequest, searchInvalidBody)
+		return
+	}
+	start := time.Now()
+	found := fibonacciIndices(int(n.Int64()), term)
+	s.work.observe(routeFibonacci, int(n.Int64()), time.Since(start))
 	respond.Value(w, http.StatusOK, foundAt{FoundAt: found})
 }
 

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/defectshowcase/showcase/platform/defects"
 )
 
 // Finding is a deviation from the declared contract that an API-testing
@@ -52,6 +54,23 @@ type Case struct {
 	WantHeader  map[string]string // response headers that must be exactly so
 	Findings    []Finding         // contract deviations this exchange shows
 	Slow        bool              // takes about a second by design
+	// Off is the answer with the endpoint's defect switched off, when it
+	// differs; findings are then always none.
+	Off *Expect
+}
+
+// Expect is an answer a case must get.
+type Expect struct {
+	Status     int
+	Type       string // as Case.Type
+	Want       Check
+	WantHeader map[string]string
+}
+
+// off is c with its answer when the defect is switched off.
+func (c Case) off(status int, want Check) Case {
+	c.Off = &Expect{Status: status, Want: want, WantHeader: c.WantHeader}
+	return c
 }
 
 // NoContentType as Case.Type wants no Content-Type header at all.
@@ -59,8 +78,22 @@ const NoContentType = "none"
 
 // Endpoint groups the cases of one endpoint (or of the routing around them).
 type Endpoint struct {
-	Name  string
-	Cases []Case
+	Name   string
+	Defect defects.ID // its planted defect; "" for the routing around them
+	Cases  []Case
+}
+
+// For is c as it must answer when the active defects are active: with the
+// endpoint's defect switched off, its Off answer and no finding at all.
+func (ep Endpoint) For(c Case, active defects.Set) Case {
+	if ep.Defect == "" || active.Active(ep.Defect) {
+		return c
+	}
+	if c.Off != nil {
+		c.Status, c.Type, c.Want, c.WantHeader = c.Off.Status, c.Off.Type, c.Off.Want, c.Off.WantHeader
+	}
+	c.Findings, c.Slow = nil, false
+	return c
 }
 
 // Response is what a case got.
@@ -162,6 +195,13 @@ func Excerpt(b []byte) string {
 // with a context bounded to a minute.
 func Each(t *testing.T, fn func(ctx context.Context, t *testing.T, ep Endpoint, c Case)) {
 	t.Helper()
+	EachFor(t, defects.All(), fn)
+}
+
+// EachFor is Each with the given defects active: each case as Endpoint.For
+// makes it.
+func EachFor(t *testing.T, active defects.Set, fn func(ctx context.Context, t *testing.T, ep Endpoint, c Case)) {
+	t.Helper()
 	for _, ep := range Endpoints() {
 		t.Run(ep.Name, func(t *testing.T) {
 			t.Parallel()
@@ -170,7 +210,7 @@ func Each(t *testing.T, fn func(ctx context.Context, t *testing.T, ep Endpoint, 
 					t.Parallel()
 					ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 					defer cancel()
-					fn(ctx, t, ep, c)
+					fn(ctx, t, ep, ep.For(c, active))
 				})
 			}
 		})
@@ -180,13 +220,23 @@ func Each(t *testing.T, fn func(ctx context.Context, t *testing.T, ep Endpoint, 
 // Run runs every case against base and verifies each answer.
 func Run(t *testing.T, base string, client *http.Client) {
 	t.Helper()
-	Each(t, func(ctx context.Context, t *testing.T, _ Endpoint, c Case) {
+	RunFor(t, base, client, defects.All())
+}
+
+// RunFor runs every case against base, which serves with the given
+// defects active, and verifies each answer.
+func RunFor(t *testing.T, base string, client *http.Client, active defects.Set) {
+	t.Helper()
+	EachFor(t, active, func(ctx context.Context, t *testing.T, ep Endpoint, c Case) {
 		r, err := Do(ctx, client, base, c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := c.Verify(r); err != nil {
 			t.Error(err)
+		}
+		if ep.Defect != "" && !active.Active(ep.Defect) {
+			return // Outcome knows the planted behaviour only
 		}
 		if err := Outcome(c.method(), c.Target, r.Status, r.Header, r.Body); err != nil {
 			t.Errorf("not an allowed outcome: %v", err)

@@ -24,6 +24,7 @@ import (
 
 	swaggerui "github.com/swaggest/swgui/v5/static"
 
+	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/routes"
 )
 
@@ -74,8 +75,9 @@ type resource struct {
 const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
 	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// New renders the pages and indexes the assets.
-func New() (*Site, error) {
+// New renders the pages for the defects that are active, and indexes the
+// assets.
+func New(active defects.Set) (*Site, error) {
 	s := &Site{pages: map[string]*resource{}, assets: map[string]*resource{}}
 	names := map[string]string{} // logical name → file name under AssetsPrefix
 	for _, name := range []string{"swagger-ui-bundle.js", "swagger-ui.css"} {
@@ -107,7 +109,8 @@ func New() (*Site, error) {
 		}
 		own(name, b)
 	}
-	vars := []string{"{swagger-ui-version}", SwaggerUIVersion, "{categories}", categoriesHTML(Catalogue)}
+	vars := []string{"{swagger-ui-version}", SwaggerUIVersion, "{categories}", categoriesHTML(Catalogue, active),
+		"{defects}", html.EscapeString(activeText(active))}
 	for name, file := range names {
 		vars = append(vars, "{asset:"+name+"}", file)
 	}
@@ -281,9 +284,20 @@ func matches(v, etag string) bool {
 	return false
 }
 
+// activeText says which defects are active, for the front page.
+func activeText(active defects.Set) string {
+	switch {
+	case active.IsAll():
+		return "All ten planted defects are active (DEFECTS=all, the default)."
+	case active == defects.None():
+		return "Every planted defect is switched off (DEFECTS=none): this instance keeps its contract, and a tool should find nothing."
+	}
+	return "Only these planted defects are active: " + strings.ReplaceAll(active.String(), ",", ", ") + " (DEFECTS=" + active.String() + "); the others are switched off."
+}
+
 // categoriesHTML renders the front page's endpoint sections. The catalogue
 // is ours, but every value is escaped all the same.
-func categoriesHTML(cats []Category) string {
+func categoriesHTML(cats []Category, active defects.Set) string {
 	var b strings.Builder
 	e := html.EscapeString
 	for _, c := range cats {
@@ -296,14 +310,17 @@ func categoriesHTML(cats []Category) string {
 				request += " " + ep.Example.Body
 				body = ` data-body="` + e(ep.Example.Body) + `"`
 			}
-			status := strconv.Itoa(ep.Example.Status)
+			status, shows, state, badge := strconv.Itoa(ep.Example.Status), ep.Example.Shows, "defect", string(ep.Defect)
+			if !active.Active(ep.Defect) {
+				status, shows, state, badge = strconv.Itoa(ep.Example.OffStatus), ep.Example.OffShows, "defect off", string(ep.Defect)+" switched off"
+			}
 			b.WriteString(`<article class="endpoint" id="endpoint-` + n + `">
-<h3><span class="n">` + n + `</span> ` + e(ep.Title) + ` <span class="defect">` + e(ep.Defect) + `</span></h3>
+<h3><span class="n">` + n + `</span> ` + e(ep.Title) + ` <span class="` + state + `">` + e(badge) + `</span></h3>
 <p class="op"><code><span class="method">` + e(ep.Method) + `</span> ` + e(ep.Path) + `</code></p>
 <p>` + e(ep.Planted) + `</p>
 <div class="example">
 <button type="button" class="try" data-method="` + e(ep.Method) + `" data-target="` + e(ep.Example.Target) + `"` + body + ` data-expect="` + status + `">Send <code>` + e(request) + `</code></button>
-<span class="expect">expect ` + status + `: ` + e(ep.Example.Shows) + `</span>
+<span class="expect">expect ` + status + `: ` + e(shows) + `</span>
 <div class="result" aria-live="polite"><span class="status"></span><pre class="body"></pre></div>
 </div>
 </article>

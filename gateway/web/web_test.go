@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/defectshowcase/showcase/platform/defects"
 )
 
 func newSite(t *testing.T) *Site {
 	t.Helper()
-	s, err := New()
+	s, err := New(defects.All())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +176,7 @@ func TestFrontPageCatalogue(t *testing.T) {
 	for _, c := range Catalogue {
 		for _, ep := range c.Endpoints {
 			n++
-			for _, want := range []string{`id="endpoint-` + itoa(ep.N) + `"`, ep.Defect, ep.Path, `data-expect="` + itoa(ep.Example.Status) + `"`} {
+			for _, want := range []string{`id="endpoint-` + itoa(ep.N) + `"`, string(ep.Defect), ep.Path, `data-expect="` + itoa(ep.Example.Status) + `"`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("endpoint %d: no %q", ep.N, want)
 				}
@@ -193,3 +195,30 @@ func TestFrontPageCatalogue(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// With defects switched off the front page says so, and each example
+// promises the conformant answer.
+func TestFrontPageWithDefectsOff(t *testing.T) {
+	t.Parallel()
+	for _, active := range []defects.Set{defects.None(), defects.All().Without(defects.CONF04)} {
+		s, err := New(active)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := get(s, http.MethodGet, PathFront).Body.String()
+		for _, c := range Catalogue {
+			for _, ep := range c.Endpoints {
+				status, badge := ep.Example.Status, `<span class="defect">`+string(ep.Defect)+`</span>`
+				if !active.Active(ep.Defect) {
+					status, badge = ep.Example.OffStatus, `<span class="defect off">`+string(ep.Defect)+` switched off</span>`
+				}
+				if !strings.Contains(body, badge) || !strings.Contains(body, `data-expect="`+itoa(status)+`"`) {
+					t.Errorf("%s, endpoint %d: want %s and expect %d", active, ep.N, badge, status)
+				}
+			}
+		}
+		if !strings.Contains(body, "DEFECTS="+active.String()) {
+			t.Errorf("%s: the page does not say which defects are active", active)
+		}
+	}
+}

@@ -82,3 +82,19 @@ func DigitValue(r rune) (int, bool) {
 	}
 	return 0, false
 }
+
+// ParseStrictInt reads an integer as an OpenAPI "integer" query value is
+// written: an optional sign and ASCII digits, nothing around them, at most
+// MaxIntDigits digits. The value has arbitrary size; bounds are the caller's.
+func ParseStrictInt(s string) (*big.Int, bool) {
+	digits := strings.TrimPrefix(strings.TrimPrefix(s, "+"), "-")
+	if len(s)-len(digits) > 1 || digits == "" || len(digits) > MaxIntDigits {
+		return nil, false
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return nil, false
+		}
+	}
+	return new(big.Int).SetString(s, 10)
+}

@@ -185,3 +185,20 @@ func TestKindOf(t *testing.T) {
 		}
 	}
 }
+
+func TestParseStrictInt(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"0": "0", "7": "7", "-7": "-7", "+7": "7", "007": "7", "-0": "0",
+		"123456789012345678901234567890": "123456789012345678901234567890",
+	} {
+		if v, ok := ParseStrictInt(in); !ok || v.String() != want {
+			t.Errorf("ParseStrictInt(%q) = %v, %v; want %s", in, v, ok, want)
+		}
+	}
+	for _, in := range []string{"", "+", "-", " 7", "7 ", "1_0", "1.0", "1e3", "abc", "+-7", "-+7", "--7", "٣", "７", "0x10", strings.Repeat("9", MaxIntDigits+1)} {
+		if v, ok := ParseStrictInt(in); ok {
+			t.Errorf("ParseStrictInt(%q) = %v, want not an integer", in, v)
+		}
+	}
+}

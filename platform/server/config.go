@@ -16,8 +16,9 @@ import (
 // values, and the first parse error remembered for Err. Parsing config is a
 // pure function of getenv, so it is table-tested without touching the process.
 type Env struct {
-	getenv func(string) string
-	err    error
+	getenv    func(string) string
+	overrides map[string]string // set by command-line flags, which win
+	err       error
 }
 
 // NewEnv wraps getenv (os.Getenv in production).
@@ -25,6 +26,28 @@ func NewEnv(getenv func(string) string) *Env { return &Env{getenv: getenv} }
 
 // Err is the first invalid value met, or nil.
 func (e *Env) Err() error { return e.err }
+
+// Reject records that key's value is invalid, and why; Err reports it.
+func (e *Env) Reject(key, value, why string) {
+	if e.err == nil {
+		e.err = fmt.Errorf("%s=%q: %s", key, value, why)
+	}
+}
+
+// Override makes key read value, as a command-line flag does.
+func (e *Env) Override(key, value string) {
+	if e.overrides == nil {
+		e.overrides = map[string]string{}
+	}
+	e.overrides[key] = value
+}
+
+func (e *Env) get(key string) string {
+	if v, ok := e.overrides[key]; ok {
+		return v
+	}
+	return e.getenv(key)
+}
 
 func (e *Env) fail(key, value, want string) {
 	if e.err == nil {
@@ -34,7 +57,7 @@ func (e *Env) fail(key, value, want string) {
 
 // String returns the value of key, or def when it is unset or empty.
 func (e *Env) String(key, def string) string {
-	if v := e.getenv(key); v != "" {
+	if v := e.get(key); v != "" {
 		return v
 	}
 	return def
@@ -42,7 +65,7 @@ func (e *Env) String(key, def string) string {
 
 // Int returns the integer value of key within [min, max], or def.
 func (e *Env) Int(key string, def, min, max int) int {
-	v := e.getenv(key)
+	v := e.get(key)
 	if v == "" {
 		return def
 	}
@@ -56,7 +79,7 @@ func (e *Env) Int(key string, def, min, max int) int {
 
 // Duration returns the positive duration value of key (Go syntax, "10s"), or def.
 func (e *Env) Duration(key string, def time.Duration) time.Duration {
-	v := e.getenv(key)
+	v := e.get(key)
 	if v == "" {
 		return def
 	}

@@ -37,8 +37,9 @@ type Deps struct {
 // Built is what a program serves.
 type Built struct {
 	Handler http.Handler
-	Close   func() error // may be nil; runs after shutdown
-	Ready   ReadyFunc    // may be nil
+	Close   func() error            // may be nil; runs after shutdown
+	Ready   ReadyFunc               // may be nil
+	Admin   map[string]http.Handler // further GET endpoints on the admin listener, by path
 }
 
 // Service is what each category's library builds: a router and what it
@@ -104,6 +105,10 @@ func ParseConfig(p Program, args []string, env *Env) (Config, error) {
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "API listen address (env ADDR)")
 	fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "admin listen address: /metrics, /healthz, /readyz (env ADMIN_ADDR)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "grace period for in-flight requests (env SHUTDOWN_TIMEOUT)")
+	fs.Func("defects", "which planted defects are active: all, none, or a list of IDs and categories (env DEFECTS)", func(v string) error {
+		env.Override("DEFECTS", v)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", p.Name, err)
 	}
@@ -154,6 +159,9 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 		return fmt.Errorf("%s: admin: %w", p.Name, err)
 	}
 	admin := NewAdmin(reg, built.Ready, logger, cfg.Profiling)
+	for path, h := range built.Admin {
+		admin.Handle(path, h)
+	}
 	logger.Info("listening", slog.String("addr", apiLn.Addr().String()), slog.String("admin", adminLn.Addr().String()))
 
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
