@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/defectshowcase/showcase/gateway/suite"
+	"github.com/defectshowcase/showcase/platform/defects"
 )
 
 // need skips (locally) or fails (in CI) when a component is missing.
@@ -82,6 +84,31 @@ func TestComposeEndToEnd(t *testing.T) {
 	for name, tool := range tools {
 		t.Run(name, func(t *testing.T) { composeScenario(t, tool, tag) })
 	}
+	for _, name := range []string{"compose-v2", "docker-compose"} { // one tool is enough
+		if tool, ok := tools[name]; ok {
+			t.Run(name+"/defects-off", func(t *testing.T) { composeDefectsOff(t, tool, tag) })
+			break
+		}
+	}
+}
+
+// DEFECTS=none reaches all five containers: the behaviour suite with every
+// defect switched off passes through the published port, and the gateway's
+// admin port reports the setting.
+func composeDefectsOff(t *testing.T, tool []string, tag string) {
+	project := fmt.Sprintf("showcase-e2e-off-%d", os.Getpid())
+	apiPort, adminPort := freePort(t), freePort(t)
+	env := []string{"SHOWCASE_TAG=" + tag, "SHOWCASE_PORT=" + apiPort, "SHOWCASE_ADMIN_PORT=" + adminPort, "DEFECTS=none"}
+	args := append(tool[1:], "-p", project, "-f", "compose.yaml")
+	t.Cleanup(func() { _ = exec.Command(tool[0], append(slices.Clone(args), "down", "-v", "--remove-orphans")...).Run() })
+	run(t, env, tool[0], append(slices.Clone(args), "up", "-d")...)
+	base, admin := "http://127.0.0.1:"+apiPort, "http://127.0.0.1:"+adminPort
+	client := &http.Client{Timeout: time.Minute}
+	waitStatus(t, client, admin+"/readyz", 200, 60*time.Second)
+	if status, body := fetch(t, client, admin+"/defects"); status != 200 || !strings.Contains(string(body), `"setting":"none"`) {
+		t.Fatalf("/defects: %d %s", status, body)
+	}
+	t.Run("suite", func(t *testing.T) { suite.RunFor(t, base, client, defects.None()) })
 }
 
 // Each image is a static binary in an empty image: under 20 MB, run as a
