@@ -100,7 +100,9 @@ func composeDefectsOff(t *testing.T, tool []string, tag string) {
 	apiPort, adminPort := freePort(t), freePort(t)
 	env := []string{"SHOWCASE_TAG=" + tag, "SHOWCASE_PORT=" + apiPort, "SHOWCASE_ADMIN_PORT=" + adminPort, "DEFECTS=none"}
 	args := append(tool[1:], "-p", project, "-f", "compose.yaml")
-	t.Cleanup(func() { _ = exec.Command(tool[0], append(slices.Clone(args), "down", "-v", "--remove-orphans")...).Run() })
+	t.Cleanup(func() {
+		_ = exec.Command(tool[0], append(slices.Clone(args), "down", "-v", "--remove-orphans")...).Run()
+	})
 	run(t, env, tool[0], append(slices.Clone(args), "up", "-d")...)
 	base, admin := "http://127.0.0.1:"+apiPort, "http://127.0.0.1:"+adminPort
 	client := &http.Client{Timeout: time.Minute}
