@@ -99,7 +99,7 @@ func composeDefectsOff(t *testing.T, tool []string, tag string) {
 	project := fmt.Sprintf("showcase-e2e-off-%d", os.Getpid())
 	apiPort, adminPort := freePort(t), freePort(t)
 	env := []string{"SHOWCASE_TAG=" + tag, "SHOWCASE_PORT=" + apiPort, "SHOWCASE_ADMIN_PORT=" + adminPort, "DEFECTS=none"}
-	args := append(tool[1:], "-p", project, "-f", "compose.yaml")
+	args := slices.Concat(tool[1:], []string{"-p", project, "-f", "compose.yaml"})
 	t.Cleanup(func() {
 		_ = exec.Command(tool[0], append(slices.Clone(args), "down", "-v", "--remove-orphans")...).Run()
 	})
