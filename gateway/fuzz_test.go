@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -72,6 +73,49 @@ func FuzzEndpoints(f *testing.F) {
 		}
 		if err := suite.Outcome(method, path, rec.Code, rec.Header(), got); err != nil {
 			t.Fatalf("%s %s?%s (%q, %q) → %d %s: %v", method, path, query, contentType, body, rec.Code, suite.Excerpt(rec.Body.Bytes()), err)
+		}
+	})
+}
+
+// fuzzGatewayOff is one embedded gateway with every defect switched off.
+var fuzzGatewayOff = sync.OnceValue(func() http.Handler {
+	env := map[string]string{"DEFECTS": "none", "SQLITE_MAX_ROWS": "1000"}
+	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: observe.Discard()})
+	if err != nil {
+		panic(err)
+	}
+	return built.Handler
+})
+
+// With every defect switched off, no request of any shape gets a server
+// error, and every JSON answer is valid JSON: the negative control has no
+// accidental defect for a fuzzer to find.
+func FuzzEndpointsDefectsOff(f *testing.F) {
+	f.Add(uint8(1), uint8(1), "", "application/json", []byte(`{"number":"12a"}`))
+	f.Add(uint8(1), uint8(2), "", "application/json", []byte(`{"text":"`+strings.Repeat("é", 256)+`"}`))
+	f.Add(uint8(1), uint8(3), "", "application/json", []byte(`{"text":"héllo"}`))
+	f.Add(uint8(1), uint8(3), "", "application/json", []byte(`{"text":5}`))
+	f.Add(uint8(0), uint8(7), "id=00", "", []byte(nil))
+	f.Add(uint8(0), uint8(8), "limit=1001", "", []byte(nil))
+	f.Add(uint8(0), uint8(9), "n=100000&searchTerm=354224848179261915075", "", []byte(nil))
+	f.Add(uint8(0), uint8(9), "n=1&searchTerm=-0", "", []byte(nil))
+	f.Fuzz(func(t *testing.T, m, p uint8, query, contentType string, body []byte) {
+		method, path := fuzzMethods[int(m)%len(fuzzMethods)], fuzzPaths[int(p)%len(fuzzPaths)]
+		req := &http.Request{
+			Method: method, URL: &url.URL{Path: path, RawQuery: query}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Host: "fuzz", RemoteAddr: "127.0.0.1:1",
+		}
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		rec := httptest.NewRecorder()
+		fuzzGatewayOff().ServeHTTP(rec, req)
+		b := rec.Body.Bytes()
+		if rec.Code >= 500 {
+			t.Fatalf("%s %s?%s (%q, %q) → %d %s: a server error with every defect off", method, path, query, contentType, body, rec.Code, suite.Excerpt(b))
+		}
+		if method != http.MethodHead && rec.Header().Get("Content-Type") == "application/json" && !json.Valid(b) {
+			t.Fatalf("%s %s?%s → %d: invalid JSON %s", method, path, query, rec.Code, suite.Excerpt(b))
 		}
 	})
 }
