@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/gateway/suite"
+	"github.com/defectshowcase/showcase/platform/defects"
 )
 
 // internals are what no response may show: stack traces, source paths, Go
 // type and package names, Go's own error wording.
 var internals = regexp.MustCompile(`goroutine \d|\.go:\d|runtime\.|panic\(|\bmain\.|github\.com/|/usr/local/go|interface \{\}|\[\][a-z*]|map\[[a-z]|\*[a-z]+\.[A-Z]|json: cannot|strconv\.|sql: `)
 
-// No answer, of any case of the suite nor of the gateway's own failures,
-// shows an internal; the planted database error of endpoint 3 is SQLite's
+// No answer, of any case of the suite (with the defects active and
+// switched off) nor of the gateway's own failures, shows an internal; the planted database error of endpoint 3 is SQLite's
 // text and passes the same check.
 func TestNoInternalsInResponses(t *testing.T) {
 	t.Parallel()
@@ -37,6 +38,16 @@ func TestNoInternalsInResponses(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(t, c.Target, r)
+	})
+	off := startEmbedded(t, map[string]string{"DEFECTS": "none"})
+	t.Run("defects off", func(t *testing.T) {
+		suite.EachFor(t, defects.None(), func(ctx context.Context, t *testing.T, _ suite.Endpoint, c suite.Case) {
+			r, err := suite.Do(ctx, off.Client(), off.URL, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, c.Target, r)
+		})
 	})
 
 	slow := newRecorder(t, 3*time.Second)
