@@ -96,6 +96,7 @@ bench:
 	$(GO) test -run '^$$' -bench Isolation -benchtime 2000x ./gateway/
 	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
+	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 
 ## loadtest: the k6 scenario against a running service (BASE_URL, RATE, DURATION)
 loadtest: test-deps

@@ -222,3 +222,40 @@ func TestFrontPageWithDefectsOff(t *testing.T) {
 		}
 	}
 }
+
+// The pages and assets come from memory: no work per request beyond
+// writing the bytes.
+func BenchmarkPages(b *testing.B) {
+	s, err := New(defects.All())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, target, encoding string }{
+		{"front", PathFront, ""},
+		{"docs", PathDocs, ""},
+		{"bundle-gzip", "/assets/swagger-ui-bundle-" + SwaggerUIVersion + ".js", "gzip"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := httptest.NewRequest(http.MethodGet, bc.target, nil)
+			r.Header.Set("Accept-Encoding", bc.encoding)
+			w := &discard{h: http.Header{}}
+			b.ReportAllocs()
+			for b.Loop() {
+				clear(w.h)
+				s.ServeHTTP(w, r)
+				if w.code != 200 {
+					b.Fatal(w.code)
+				}
+			}
+		})
+	}
+}
+
+type discard struct {
+	h    http.Header
+	code int
+}
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) WriteHeader(code int)        { d.code = code }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
