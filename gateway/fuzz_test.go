@@ -29,13 +29,33 @@ var fuzzMethods = []string{"GET", "POST", "HEAD", "OPTIONS", "PUT", "DELETE", "P
 // fuzzGateway is one embedded gateway for every input; items cost a
 // microsecond so endpoint 9 is fast under the fuzzer.
 var fuzzGateway = sync.OnceValue(func() http.Handler {
-	env := map[string]string{"ITEM_COST": "1us", "SQLITE_MAX_ROWS": "1000"}
+	return fuzzHandler(map[string]string{"ITEM_COST": "1us", "SQLITE_MAX_ROWS": "1000"})
+})
+
+// fuzzGatewayOff is one embedded gateway with every defect switched off.
+var fuzzGatewayOff = sync.OnceValue(func() http.Handler {
+	return fuzzHandler(map[string]string{"DEFECTS": "none", "SQLITE_MAX_ROWS": "1000"})
+})
+
+func fuzzHandler(env map[string]string) http.Handler {
 	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: observe.Discard()})
 	if err != nil {
 		panic(err)
 	}
 	return built.Handler
-})
+}
+
+// fuzzRequest builds the request of one fuzz input.
+func fuzzRequest(method, path, query, contentType string, body []byte) *http.Request {
+	req := &http.Request{
+		Method: method, URL: &url.URL{Path: path, RawQuery: query}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Host: "fuzz", RemoteAddr: "127.0.0.1:1",
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return req
+}
 
 // Every handler answers any request with one of its specified outcomes:
 // no crash (the process would die), no hang, no unspecified answer.
@@ -58,13 +78,7 @@ func FuzzEndpoints(f *testing.F) {
 				t.Skip("n above 3000 is slow by design; the suite covers it")
 			}
 		}
-		req := &http.Request{
-			Method: method, URL: &url.URL{Path: path, RawQuery: query}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Host: "fuzz", RemoteAddr: "127.0.0.1:1",
-		}
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
+		req := fuzzRequest(method, path, query, contentType, body)
 		rec := httptest.NewRecorder()
 		fuzzGateway().ServeHTTP(rec, req)
 		got := rec.Body.Bytes()
@@ -76,16 +90,6 @@ func FuzzEndpoints(f *testing.F) {
 		}
 	})
 }
-
-// fuzzGatewayOff is one embedded gateway with every defect switched off.
-var fuzzGatewayOff = sync.OnceValue(func() http.Handler {
-	env := map[string]string{"DEFECTS": "none", "SQLITE_MAX_ROWS": "1000"}
-	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: observe.Discard()})
-	if err != nil {
-		panic(err)
-	}
-	return built.Handler
-})
 
 // With every defect switched off, no request of any shape gets a server
 // error, and every JSON answer is valid JSON: the negative control has no
@@ -101,13 +105,7 @@ func FuzzEndpointsDefectsOff(f *testing.F) {
 	f.Add(uint8(0), uint8(9), "n=1&searchTerm=-0", "", []byte(nil))
 	f.Fuzz(func(t *testing.T, m, p uint8, query, contentType string, body []byte) {
 		method, path := fuzzMethods[int(m)%len(fuzzMethods)], fuzzPaths[int(p)%len(fuzzPaths)]
-		req := &http.Request{
-			Method: method, URL: &url.URL{Path: path, RawQuery: query}, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Host: "fuzz", RemoteAddr: "127.0.0.1:1",
-		}
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
+		req := fuzzRequest(method, path, query, contentType, body)
 		rec := httptest.NewRecorder()
 		fuzzGatewayOff().ServeHTTP(rec, req)
 		b := rec.Body.Bytes()

@@ -181,14 +181,8 @@ func (s *Service) inefficientAlgorithm(w http.ResponseWriter, r *http.Request) {
 		s.searchFibonacci(w, r)
 		return
 	}
-	nText, okN := reqparse.QueryFirst(r.URL.RawQuery, "n")
-	termText, okT := reqparse.QueryFirst(r.URL.RawQuery, "searchTerm")
-	var n, term *big.Int
-	if okN && okT {
-		n, okN = reqparse.ParseInt(nText)
-		term, okT = reqparse.ParseInt(termText)
-	}
-	if !okN || !okT {
+	n, term, ok := searchParams(r, reqparse.ParseInt)
+	if !ok {
 		respond.JSON(w, http.StatusBadRequest, missingParamsBody)
 		return
 	}
@@ -226,14 +220,8 @@ func (s *Service) inefficientAlgorithm(w http.ResponseWriter, r *http.Request) {
 // 100000 and searchTerm at least 0, both integers, or 400; the indices
 // among the first n Fibonacci numbers, found without generating them.
 func (s *Service) searchFibonacci(w http.ResponseWriter, r *http.Request) {
-	nText, okN := reqparse.QueryFirst(r.URL.RawQuery, "n")
-	termText, okT := reqparse.QueryFirst(r.URL.RawQuery, "searchTerm")
-	var n, term *big.Int
-	if okN && okT {
-		n, okN = reqparse.ParseStrictInt(nText)
-		term, okT = reqparse.ParseStrictInt(termText)
-	}
-	if !okN || !okT || n.Sign() <= 0 || n.Cmp(bigMaxN) > 0 || term.Sign() < 0 {
+	n, term, ok := searchParams(r, reqparse.ParseStrictInt)
+	if !ok || n.Sign() <= 0 || n.Cmp(bigMaxN) > 0 || term.Sign() < 0 {
 		respond.JSON(w, http.StatusBadRequest, searchInvalidBody)
 		return
 	}
@@ -241,6 +229,21 @@ func (s *Service) searchFibonacci(w http.ResponseWriter, r *http.Request) {
 	found := fibonacciIndices(int(n.Int64()), term)
 	s.work.observe(routeFibonacci, int(n.Int64()), time.Since(start))
 	respond.Value(w, http.StatusOK, foundAt{FoundAt: found})
+}
+
+// searchParams reads endpoint 10's n and searchTerm with parse; ok is false
+// when either is absent or not an integer.
+func searchParams(r *http.Request, parse func(string) (*big.Int, bool)) (n, term *big.Int, ok bool) {
+	nText, okN := reqparse.QueryFirst(r.URL.RawQuery, "n")
+	termText, okT := reqparse.QueryFirst(r.URL.RawQuery, "searchTerm")
+	if !okN || !okT {
+		return nil, nil, false
+	}
+	if n, okN = parse(nText); !okN {
+		return nil, nil, false
+	}
+	term, okT = parse(termText)
+	return n, term, okT
 }
 
 type foundAt struct {
