@@ -114,14 +114,16 @@ func (s *Service) undocumentedStatusCode(w http.ResponseWriter, r *http.Request)
 		// Switched off: the id is read as the contract's integer, and an
 		// id with no item is invalid input, a declared 400.
 		n, ok := reqparse.ParseStrictInt(id)
-		switch {
-		case !ok:
+		if !ok {
 			respond.JSON(w, http.StatusBadRequest, idInvalidBody)
-		case n.Sign() != 0:
-			respond.JSON(w, http.StatusBadRequest, noItemBody)
-		default:
-			respond.Value(w, http.StatusOK, messageBody{Message: items["0"]})
+			return
 		}
+		message, found := items[n.String()] // the canonical text: 00 and -0 are 0
+		if !found {
+			respond.JSON(w, http.StatusBadRequest, noItemBody)
+			return
+		}
+		respond.Value(w, http.StatusOK, messageBody{Message: message})
 		return
 	}
 	message, found := items[id]

@@ -20,6 +20,9 @@ var (
 	failureBody = []byte(`{"success":false}`)
 )
 
+// unsupportedMediaType is endpoint 4's 415 message.
+const unsupportedMediaType = "Unsupported Media Type: send application/json"
+
 // bodyStatus maps a body problem to its status code.
 func bodyStatus(p reqparse.BodyProblem) int {
 	switch p {
@@ -286,14 +289,14 @@ func sqliteValue(raw json.RawMessage) (any, error) {
 func (s *Service) improperUnicodeEncoding(w http.ResponseWriter, r *http.Request) {
 	planted := s.defects.Active(defects.ERR03)
 	if !planted && !declaredMediaType(r) {
-		respond.Fail(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: send application/json")
+		respond.Fail(w, http.StatusUnsupportedMediaType, unsupportedMediaType)
 		return
 	}
 	obj, problem := reqparse.ReadObject(r, s.maxBody)
 	switch problem {
 	case reqparse.BodyOK:
 	case reqparse.BodyUnsupportedMediaType:
-		respond.Fail(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: send application/json")
+		respond.Fail(w, http.StatusUnsupportedMediaType, unsupportedMediaType)
 		return
 	case reqparse.BodyTooLarge:
 		respond.Fail(w, http.StatusRequestEntityTooLarge, "Request body too large")

@@ -66,11 +66,7 @@ func Assemble(d server.Deps) (server.Built, error) {
 	in := d.Telemetry.Service("gateway")
 	// The gateway serves the contract for its own setting; in front of
 	// separate services, give every process the same DEFECTS.
-	ids := make([]defects.ID, len(defects.Catalogue))
-	for i, def := range defects.Catalogue {
-		ids[i] = def.ID
-	}
-	active.Report(in, ids...)
+	active.Report(in, defects.IDs()...)
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error
@@ -120,13 +116,11 @@ func defectsReport(active defects.Set) http.Handler {
 		Active  []defects.ID `json:"active"`
 		Off     []defects.ID `json:"off"`
 		Defects []row        `json:"defects"`
-	}{Setting: active.String(), Active: []defects.ID{}, Off: []defects.ID{}}
+	}{Setting: active.String(), Active: active.ActiveIDs(), Off: []defects.ID{}}
 	for _, d := range defects.Catalogue {
 		on := active.Active(d.ID)
 		report.Defects = append(report.Defects, row{d.ID, d.Category, d.Endpoint, on})
-		if on {
-			report.Active = append(report.Active, d.ID)
-		} else {
+		if !on {
 			report.Off = append(report.Off, d.ID)
 		}
 	}

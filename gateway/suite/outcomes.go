@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/defectshowcase/showcase/gateway/web"
 )
 
 // Outcome checks that an answer is one the specification allows for that
@@ -24,7 +26,8 @@ func Outcome(method, path string, status int, header http.Header, body []byte) e
 	allow, known := routeMethods[path]
 	switch {
 	case !known:
-		if path == "/openapi.yaml" || path == "/openapi.json" || path == "/" || path == "/docs" || path == "/README.md" || strings.HasPrefix(path, "/assets/") {
+		if path == "/openapi.yaml" || path == "/openapi.json" || path == web.PathFront || path == web.PathDocs ||
+			path == web.PathReadme || strings.HasPrefix(path, web.AssetsPrefix) {
 			return nil // the gateway's own: the contract and the pages, checked by their own tests
 		}
 		return want(status, header, body, 404, `{"error":"Not Found"}`)

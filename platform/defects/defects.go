@@ -201,6 +201,15 @@ func (s Set) Report(in *observe.Instruments, ids ...ID) {
 	in.Logger.Info("defects", slog.String("active", strings.Join(on, ",")), slog.String("off", strings.Join(off, ",")))
 }
 
+// IDs lists every defect, in catalogue order.
+func IDs() []ID {
+	ids := make([]ID, len(Catalogue))
+	for i, d := range Catalogue {
+		ids[i] = d.ID
+	}
+	return ids
+}
+
 // IDsOf lists the defects of a category, in catalogue order.
 func IDsOf(category string) []ID {
 	var ids []ID

@@ -8,8 +8,8 @@ import (
 // QueryFirst returns the first value of name in a raw query string, split the
 // way Werkzeug split it: pairs on '&' only (a ';' is part of a value), key and
 // value on the first '=', '+' as a space, malformed percent escapes kept as
-// they are, invalid UTF-8 replaced. A pair without '=' has the empty value. It does not allocate
-// unless a key or value needs unescaping.
+// they are, invalid UTF-8 replaced. A pair without '=' has the empty value.
+// It does not allocate unless a key or value needs unescaping.
 func QueryFirst(rawQuery, name string) (string, bool) {
 	for rawQuery != "" {
 		var pair string
