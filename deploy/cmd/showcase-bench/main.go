@@ -401,12 +401,13 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 	busy1000 := saturated(func() []time.Duration {
 		return timeIt(client, "http://"+one.api+"/performance/unbounded-result-set?limit=1000", 5)
 	})
-	hwm0 := perf.status("VmHWM")
+	hwm0, cpu0 := perf.status("VmHWM"), perf.cpuTicks()
 	fib := timeIt(client, "http://"+perf.api+"/performance/inefficient-algorithm?n=100000&searchTerm=1", 3)
 	fibRSS := perf.status("VmHWM") - hwm0
+	fibCPU := float64(perf.cpuTicks()-cpu0) / 100 / float64(len(fib)) // clock ticks are 1/100 s
 	iso := isolation(client, split.base)
 
-	return report(out, targets, clientCPU, ep9, ep10, idle1000, busy1000, fib, fibRSS, iso)
+	return report(out, targets, clientCPU, ep9, ep10, idle1000, busy1000, fib, fibRSS, fibCPU, iso)
 }
 
 // drive runs one wrk round against t.

@@ -23,7 +23,7 @@ func medianOf(rs []roundResult, f func(roundResult) float64) float64 {
 	return v[len(v)/2]
 }
 
-func report(out string, targets []*target, clientCPU float64, ep9, ep10 []point, idle1000, busy1000, fib []time.Duration, fibRSS float64, iso []time.Duration) error {
+func report(out string, targets []*target, clientCPU float64, ep9, ep10 []point, idle1000, busy1000, fib []time.Duration, fibRSS, fibCPU float64, iso []time.Duration) error {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmark report\n\n%s, %d CPUs. GET %s with wrk, 64 connections; %d interleaved rounds per target, medians shown; ratios are per round against the yardstick of the same round.\n\n",
@@ -102,6 +102,17 @@ func report(out string, targets []*target, clientCPU float64, ep9, ep10 []point,
 	w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, idle | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(idle1000).Seconds()), dev(idle1000), check(math.Abs(dev(idle1000)) <= 0.5))
 	w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, all cores saturated | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(busy1000).Seconds()), dev(busy1000), check(math.Abs(dev(busy1000)) <= 0.5))
 	w("| endpoint 10, n=100000: 1.1-1.5 s | %.3f s | %s |\n", median(fib).Seconds(), check(median(fib).Seconds() >= 1.1 && median(fib).Seconds() <= 1.5))
+	w("| endpoint 10, n=100000: real CPU work, a core busy for most of the request | %.2f CPU s per request (%.0f %% of its time) | %s |\n", fibCPU, 100*fibCPU/median(fib).Seconds(), check(fibCPU >= 0.8*median(fib).Seconds()))
+	offCurve := 0.0 // the largest distance from the cost model, n ≥ 30000
+	for _, p := range ep10 {
+		if p.x >= 30000 {
+			model := 1.2 * math.Pow(float64(p.x)/100000, 2)
+			if d := 100 * (p.secs - model) / model; math.Abs(d) > math.Abs(offCurve) {
+				offCurve = d
+			}
+		}
+	}
+	w("| endpoint 10 on the curve 1.2 s·(n/100000)², n = 30000 to 100000: within ±10 %% | worst %+.1f %% | %s |\n", offCurve, check(math.Abs(offCurve) <= 10))
 	w("| endpoint 10, n=100000: ≤ 16 MB more resident memory | %.1f MB (peak RSS growth) | %s |\n", fibRSS, check(fibRSS <= 16))
 	w("| endpoint 10: time grows with n | %v | %s |\n", grows, check(grows))
 	w("| isolation: missing-field p99 ≤ 10 ms while 8 clients hammer n=100000 | %.2f ms (p50 %s ms) | %s |\n", isoP99, ms(median(iso)), check(isoP99 <= 10))
