@@ -101,7 +101,6 @@ var (
 	idRequiredBody = []byte(`{"error":"ID is required"}`)
 	notFoundBody   = []byte(`{"error":"Not Found"}`)
 	idInvalidBody  = []byte(`{"error":"Invalid input: id must be an integer"}`)
-	noItemBody     = []byte(`{"error":"Invalid input: no item has this id"}`)
 )
 
 func (s *Service) undocumentedStatusCode(w http.ResponseWriter, r *http.Request) {
@@ -112,7 +111,7 @@ func (s *Service) undocumentedStatusCode(w http.ResponseWriter, r *http.Request)
 	}
 	if !s.defects.Active(defects.CONF04) {
 		// Switched off: the id is read as the contract's integer, and an
-		// id with no item is invalid input, a declared 400.
+		// id with no item is 404, which the corrected contract declares.
 		n, ok := reqparse.ParseStrictInt(id)
 		if !ok {
 			respond.JSON(w, http.StatusBadRequest, idInvalidBody)
@@ -120,7 +119,7 @@ func (s *Service) undocumentedStatusCode(w http.ResponseWriter, r *http.Request)
 		}
 		message, found := items[n.String()] // the canonical text: 00 and -0 are 0
 		if !found {
-			respond.JSON(w, http.StatusBadRequest, noItemBody)
+			respond.JSON(w, http.StatusNotFound, notFoundBody)
 			return
 		}
 		respond.Value(w, http.StatusOK, messageBody{Message: message})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
@@ -16,7 +17,7 @@ func TestLuhnChecksum(t *testing.T) {
 		"79927398713": true, "79927398710": false, "4539148803436467": true,
 		"0": true, "": true, "18": true, "81": false, "٧٩٩٢٧٣٩٨٧١٣": true,
 	} {
-		digits, err := cardDigits(number)
+		digits, err := cardDigits(number, reqparse.DigitValue)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,10 +29,16 @@ func TestLuhnChecksum(t *testing.T) {
 
 func TestCardDigitsNamesTheNonDigit(t *testing.T) {
 	t.Parallel()
-	_, err := cardDigits("٣٤x5") // position counts characters, not bytes
+	_, err := cardDigits("٣٤x5", reqparse.DigitValue) // position counts characters, not bytes
 	e, ok := err.(digitError)
 	if !ok || e.char != 'x' || e.pos != 2 || !strings.Contains(e.Error(), "'x'") {
 		t.Fatalf("got %#v, want the digit error for 'x' at 2", err)
+	}
+	// With ERR-01 switched off only ASCII digits are digits, as the
+	// corrected contract's pattern ^[0-9]*$ says.
+	_, err = cardDigits("12٣", asciiDigit)
+	if e, ok := err.(digitError); !ok || e.char != '٣' || e.pos != 2 {
+		t.Fatalf("got %#v, want the digit error for '٣' at 2", err)
 	}
 }
 

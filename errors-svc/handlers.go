@@ -99,7 +99,14 @@ func (s *Service) improperInputTypeHandling(w http.ResponseWriter, r *http.Reque
 	} else if number, ok = stringOrFail(w, raw, "number"); !ok {
 		return
 	}
-	digits, err := cardDigits(number)
+	// Switched off, the digits are exactly what the corrected contract's
+	// pattern ^[0-9]*$ allows; planted, any Unicode decimal digit counts,
+	// as Python's int() of one character reads it.
+	digit := asciiDigit
+	if planted {
+		digit = reqparse.DigitValue
+	}
+	digits, err := cardDigits(number, digit)
 	if err != nil {
 		// DEFECT(ERR-01): a character that is not a digit is not handled;
 		// the request dies here and ends in a 500. Switched off, it is
@@ -154,13 +161,13 @@ func (e digitError) Error() string {
 	return fmt.Sprintf("invalid literal for int() with base 10: %s (character %d)", strconv.QuoteRune(e.char), e.pos)
 }
 
-// cardDigits converts every character of the card number to its digit
-// value; the first character that is not a digit is the error.
-func cardDigits(number string) ([]int, error) {
+// cardDigits converts every character of the card number to its value
+// with digit; the first character that is not a digit is the error.
+func cardDigits(number string, digit func(rune) (int, bool)) ([]int, error) {
 	digits := make([]int, 0, len(number))
 	pos := 0
 	for _, c := range number {
-		d, ok := reqparse.DigitValue(c)
+		d, ok := digit(c)
 		if !ok {
 			return nil, digitError{char: c, pos: pos}
 		}
@@ -168,6 +175,14 @@ func cardDigits(number string) ([]int, error) {
 		pos++
 	}
 	return digits, nil
+}
+
+// asciiDigit is the value of an ASCII digit, the only kind [0-9] matches.
+func asciiDigit(c rune) (int, bool) {
+	if '0' <= c && c <= '9' {
+		return int(c - '0'), true
+	}
+	return 0, false
 }
 
 // luhnChecksum is the Luhn sum: from the right, every second digit doubled,
