@@ -36,6 +36,9 @@ const (
 	ServerError Finding = "server-error"
 	// AcceptedInvalid: a request the contract forbids was answered 2xx.
 	AcceptedInvalid Finding = "accepted-invalid-request"
+	// RejectedValid: a request the contract allows was answered as invalid
+	// input (400, 413, 415 or 422), as fuzzers' positive data acceptance sees it.
+	RejectedValid Finding = "rejected-valid-request"
 	// AuthBypass: an operation that requires an API key answered 2xx without one.
 	AuthBypass Finding = "auth-bypass"
 )
