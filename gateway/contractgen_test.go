@@ -62,6 +62,34 @@ func (g genRequest) target() string {
 	return g.path + "?" + strings.Join(parts, "&")
 }
 
+// asCase is g as the suite sends it.
+func (g genRequest) asCase() suite.Case {
+	c := suite.Case{Method: g.method, Target: g.target(), Header: g.header}
+	if g.body != nil {
+		c.Body = *g.body
+	}
+	return c
+}
+
+// sendAll calls send for every request, eight at a time, each with a
+// context bounded to a minute.
+func sendAll(reqs []genRequest, send func(ctx context.Context, i int, g genRequest)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, g := range reqs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			send(ctx, i, g)
+		}()
+	}
+	wg.Wait()
+}
+
 // request is g as the checker reads it (it sets the body itself).
 func (g genRequest) request(ctx context.Context, base string) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, g.method, base+g.target(), nil)
@@ -296,34 +324,20 @@ func checkGenerated(t *testing.T, base string, active defects.Set) {
 	}
 	results := make([]result, len(reqs))
 	client := &http.Client{}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, g := range reqs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			var body string
-			if g.body != nil {
-				body = *g.body
-			}
-			resp, err := suite.Do(ctx, client, base, suite.Case{Method: g.method, Target: g.target(), Body: body, Header: g.header})
-			if err != nil {
-				t.Errorf("%s, %s: %v", g.op, g.change, err)
-				return
-			}
-			req, err := g.request(ctx, base)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			results[i] = result{g: g, status: resp.Status, findings: ck.findings(ctx, req, []byte(body), resp)}
-		}()
-	}
-	wg.Wait()
+	sendAll(reqs, func(ctx context.Context, i int, g genRequest) {
+		c := g.asCase()
+		resp, err := suite.Do(ctx, client, base, c)
+		if err != nil {
+			t.Errorf("%s, %s: %v", g.op, g.change, err)
+			return
+		}
+		req, err := g.request(ctx, base)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		results[i] = result{g: g, status: resp.Status, findings: ck.findings(ctx, req, []byte(c.Body), resp)}
+	})
 
 	seen := map[defects.ID]int{}
 	perOp := map[string]int{}
@@ -379,6 +393,36 @@ func TestGeneratedRequestsEachDefectOffAlone(t *testing.T) {
 			t.Parallel()
 			active := defects.All().Without(d.ID)
 			checkGenerated(t, startEmbedded(t, map[string]string{"DEFECTS": active.String()}).URL, active)
+		})
+	}
+}
+
+// The split deployment answers every generated request exactly as the one
+// process does, with every defect active and with every one switched off.
+func TestGeneratedRequestsModesAgree(t *testing.T) {
+	t.Parallel()
+	for _, active := range []defects.Set{defects.All(), defects.None()} {
+		t.Run("defects "+active.String(), func(t *testing.T) {
+			t.Parallel()
+			emb := startEmbedded(t, map[string]string{"DEFECTS": active.String()})
+			sp := startSplitWith(t, active)
+			reqs := generateRequests(loadServed(t, emb.URL), suite.DemoAPIKey)
+			sendAll(reqs, func(ctx context.Context, _ int, g genRequest) {
+				a, err := suite.Do(ctx, emb.Client(), emb.URL, g.asCase())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				b, err := suite.Do(ctx, sp.gateway.Client(), sp.gateway.URL, g.asCase())
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if err := sameAnswer(a, b); err != nil {
+					t.Errorf("%s, %s: %v", g.op, g.change, err)
+				}
+			})
+			t.Logf("%d generated requests answered alike", len(reqs))
 		})
 	}
 }

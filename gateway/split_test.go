@@ -3,8 +3,11 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
@@ -46,7 +49,8 @@ func startSplitWith(t *testing.T, active defects.Set) *split {
 		"security":    must(securitysvc.New(securitysvc.Config{Defects: active})),
 		"errors":      must(errorssvc.New(errorssvc.Config{Defects: active})),
 		"conformance": must(conformancesvc.New(conformancesvc.Config{Defects: active})),
-		"performance": must(performancesvc.New(performancesvc.Config{Defects: active})),
+		// As the binary configures it: the zero FibQueue would mean no queue.
+		"performance": must(performancesvc.New(performancesvc.Config{Defects: active, FibQueue: performancesvc.DefaultFibQueue})),
 	}
 	env := map[string]string{"DEFECTS": active.String()}
 	sp := &split{upstreams: map[string]*httptest.Server{}}
@@ -104,15 +108,28 @@ func identicalResults(t *testing.T, active defects.Set) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Status != b.Status || string(a.Body) != string(b.Body) {
-			t.Errorf("embedded %d %s, split %d %s", a.Status, suite.Excerpt(a.Body), b.Status, suite.Excerpt(b.Body))
-		}
-		for _, h := range []string{"Content-Type", "Content-Length", "Allow", "Retry-After"} {
-			if a.Header.Get(h) != b.Header.Get(h) {
-				t.Errorf("%s: embedded %q, split %q", h, a.Header.Get(h), b.Header.Get(h))
-			}
+		if err := sameAnswer(a, b); err != nil {
+			t.Error(err)
 		}
 	})
+}
+
+// sameAnswer is nil when the embedded answer a and the split answer b are
+// the same to a client: status, body and the headers a tool reads.
+func sameAnswer(a, b suite.Response) error {
+	var diffs []string
+	if a.Status != b.Status || string(a.Body) != string(b.Body) {
+		diffs = append(diffs, fmt.Sprintf("embedded %d %s, split %d %s", a.Status, suite.Excerpt(a.Body), b.Status, suite.Excerpt(b.Body)))
+	}
+	for _, h := range []string{"Content-Type", "Content-Length", "Allow", "Retry-After"} {
+		if a.Header.Get(h) != b.Header.Get(h) {
+			diffs = append(diffs, fmt.Sprintf("%s: embedded %q, split %q", h, a.Header.Get(h), b.Header.Get(h)))
+		}
+	}
+	if diffs != nil {
+		return errors.New(strings.Join(diffs, "; "))
+	}
+	return nil
 }
 
 // An upstream that cannot be reached fails its own category with 502 JSON;
