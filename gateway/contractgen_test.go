@@ -256,8 +256,8 @@ func typicalJSON(s *openapi3.Schema) json.RawMessage {
 
 // jsonCandidates are a property's typical and boundary values, and values
 // of other types. Strings: digits, words, the empty string, non-ASCII in
-// several scripts, digits of other scripts, a final newline, and the
-// lengths around maxLength or, without one, a long text.
+// several scripts, digits of other scripts, a final newline, a NUL, a lone
+// surrogate, and the lengths around maxLength, and long texts.
 func jsonCandidates(s *openapi3.Schema) []json.RawMessage {
 	var texts []string
 	if s.Type.Is(openapi3.TypeString) {
@@ -274,6 +274,11 @@ func jsonCandidates(s *openapi3.Schema) []json.RawMessage {
 	var out []json.RawMessage
 	for _, t := range texts {
 		out = append(out, mustJSON(t))
+	}
+	if s.Type.Is(openapi3.TypeString) {
+		// What JSON can say and Go strings cannot hold as such: a NUL, and
+		// a lone surrogate (decoded as U+FFFD).
+		out = append(out, json.RawMessage(`"12\u00003"`), json.RawMessage(`"a\ud800b"`))
 	}
 	for _, raw := range []string{`5`, `-5`, `1.5`, `79927398713`, `true`, `null`, `["1"]`, `{"a":"1"}`} {
 		out = append(out, json.RawMessage(raw))
