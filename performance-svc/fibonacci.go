@@ -109,7 +109,8 @@ func (f slowFibonacci) search(ctx context.Context, n int, term *big.Int) ([]int,
 // length) and returns the carry out. The carry is computed without
 // branches, so the cost per limb is steady whatever the digits are. It only
 // touches request-local slices, so the race detector is told to leave it
-// alone (instrumented, it runs twenty times slower and finds nothing).
+// alone: instrumented, it runs about nine times slower (1.37 s of bare work
+// at n=100000 instead of 0.16 s, over the curve) and finds nothing.
 //
 //go:norace
 func addLimbs(dst, a, b []uint64, base uint64) uint64 {

@@ -69,7 +69,7 @@ var Catalogue = []Category{
 			Planted: "A limit above the declared maximum of 1000 is not rejected, and each item costs a millisecond.",
 			Example: Example{Target: "performance/unbounded-result-set?limit=5000", Status: 200, Shows: "200 after a full second, limit 5000 accepted", OffStatus: 400, OffShows: "400: 5000 is above the maximum, and no delay"}},
 		{N: 10, Method: "GET", Path: "/performance/inefficient-algorithm", Defect: defects.PERF02, Title: "Inefficient algorithm",
-			Planted: "The whole Fibonacci sequence is built digit by digit to search it; n = 100000 takes 1.2 seconds on any machine.",
+			Planted: "The whole Fibonacci sequence is built number by number in decimal arithmetic to search it; n = 100000 takes 1.2 seconds on any machine.",
 			Example: Example{Target: "performance/inefficient-algorithm?n=30000&searchTerm=55", Status: 200, Shows: "200 with foundAt [10], after a wait that grows with n", OffStatus: 200, OffShows: "200 with foundAt [10], at once"}},
 	}},
 }
