@@ -8,7 +8,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: run run-split test test-deps test-modules lint fuzz build images compose-up compose-down contract bench loadtest clean
+.PHONY: run run-split test test-deps test-modules lint fuzz build images compose-up compose-down bench loadtest clean
 
 IMAGE_PREFIX ?= defect-showcase
 TAG          ?= latest
@@ -35,12 +35,11 @@ test: test-deps lint test-modules
 test-deps:
 	@./scripts/test-deps.sh
 
-## test-modules: each module builds and vets with GOWORK=off, and the contract copy is current
+## test-modules: each module builds and vets with GOWORK=off
 test-modules:
 	@set -e; for d in $(MODULES); do \
 		(cd $$d && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./...); \
 	done
-	@cmp -s openapi.yaml gateway/contract/openapi.yaml || { echo "gateway/contract/openapi.yaml is stale: run make contract"; exit 1; }
 
 ## lint: go vet and staticcheck (pinned) over every module
 lint:
@@ -83,15 +82,10 @@ compose-up:
 compose-down:
 	$(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml down -v --remove-orphans
 
-## contract: refresh the gateway's embedded copy of openapi.yaml
-contract:
-	cp openapi.yaml gateway/contract/openapi.yaml
-	cp README.md gateway/web/files/README.md
-
 ## bench: the benchmark harness (wrk; report in out/bench/report.md), then the Go benchmarks
 bench:
 	@command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "bench: installing wrk and nginx"; apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk nginx-light >/dev/null; }
-	$(GO) run ./deploy/cmd/showcase-bench -out out/bench
+	$(GO) run ./tools/cmd/showcase-bench -out out/bench
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./performance-svc/
 	$(GO) test -run '^$$' -bench Isolation -benchtime 2000x ./gateway/
 	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/

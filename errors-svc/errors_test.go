@@ -99,27 +99,27 @@ func TestEncodeASCII(t *testing.T) {
 func TestRecordStore(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := openStore("", records, 5)
+	st, err := openStore("", 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.close()
-	if err := st.insert(ctx, strings.Repeat("😀", 15)); err != nil {
+	if err := st.insert(ctx, records, strings.Repeat("😀", 15)); err != nil {
 		t.Fatalf("15 characters: %v", err)
 	}
-	err = st.insert(ctx, strings.Repeat("a", 16))
+	err = st.insert(ctx, records, strings.Repeat("a", 16))
 	if err == nil || !strings.Contains(err.Error(), "CHECK constraint failed") {
 		t.Fatalf("16 characters: err = %v, want SQLite's CHECK failure", err)
 	}
-	if n, _ := st.count(ctx); n != 1 {
+	if n, _ := st.count(ctx, records); n != 1 {
 		t.Fatalf("%d rows after one success and one failure, want 1", n)
 	}
 	for i := range 12 {
-		if err := st.insert(ctx, int64(i)); err != nil {
+		if err := st.insert(ctx, records, int64(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n, _ := st.count(ctx); n != 5 {
+	if n, _ := st.count(ctx, records); n != 5 {
 		t.Fatalf("%d rows with a cap of 5", n)
 	}
 	// The column has TEXT affinity: SQLite keeps the numbers as text.
@@ -134,28 +134,28 @@ func TestRecordStoreFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "records.db")
 	for range 2 {
-		st, err := openStore(path, records, 100)
+		st, err := openStore(path, 100)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.insert(context.Background(), "persisted"); err != nil {
+		if err := st.insert(context.Background(), records, "persisted"); err != nil {
 			t.Fatal(err)
 		}
 		if err := st.close(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	st, err := openStore(path, records, 100)
+	st, err := openStore(path, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.close()
-	if n, _ := st.count(context.Background()); n != 2 {
+	if n, _ := st.count(context.Background(), records); n != 2 {
 		t.Fatalf("%d rows after two runs, want 2", n)
 	}
 }
 
-func TestConfigFromEnv(t *testing.T) {
+func TestSettings(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		rule string
@@ -169,16 +169,18 @@ func TestConfigFromEnv(t *testing.T) {
 		{"a word", map[string]string{"MAX_BODY_BYTES": "lots"}, Config{}, true},
 	}
 	for _, tt := range tests {
-		env := server.NewEnv(func(k string) string { return tt.env[k] })
-		got := ConfigFromEnv(server.Deps{Env: env})
+		var got Config
+		s := server.NewSettings("errors-svc", func(k string) string { return tt.env[k] })
+		got.Register(s)
+		err := s.Parse(nil)
 		if tt.bad {
-			if env.Err() == nil {
+			if err == nil {
 				t.Errorf("%s: accepted", tt.rule)
 			}
 			continue
 		}
-		if env.Err() != nil || got != tt.want {
-			t.Errorf("%s: got %+v, %v; want %+v", tt.rule, got, env.Err(), tt.want)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: got %+v, %v; want %+v", tt.rule, got, err, tt.want)
 		}
 	}
 }

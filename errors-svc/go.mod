@@ -7,9 +7,12 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require gopkg.in/yaml.v3 v3.0.1 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/defectshowcase/showcase v0.0.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/go-chi/httplog/v2 v2.1.1 // indirect
@@ -30,3 +33,5 @@ require (
 )
 
 replace github.com/defectshowcase/showcase/platform => ../platform
+
+replace github.com/defectshowcase/showcase => ../

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"time"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	performancesvc "github.com/defectshowcase/showcase/performance-svc"
-	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/server"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
@@ -30,32 +33,114 @@ func (s inProcess) Ready(ctx context.Context) error {
 	return nil
 }
 
-// embedded builds a category's service in-process from the same settings
-// its standalone binary reads.
-func embedded(name string, d server.Deps) (server.Service, error) {
-	switch name {
-	case "security":
-		return securitysvc.New(securitysvc.ConfigFromEnv(d))
-	case "errors":
-		return errorssvc.New(errorssvc.ConfigFromEnv(d))
-	case "conformance":
-		return conformancesvc.New(conformancesvc.ConfigFromEnv(d))
-	case "performance":
-		return performancesvc.New(performancesvc.ConfigFromEnv(d))
-	}
-	return nil, errors.New("unknown category " + name)
+// embeddable is a category's service as the gateway builds it in-process:
+// its settings, declared beside the gateway's own, and its constructor.
+type embeddable interface {
+	Register(s *server.Settings)
+	build(tel *observe.Telemetry, active catalogue.Set) (server.Service, error)
 }
 
-// Assemble builds the gateway from the environment: each category with an
-// upstream URL is proxied, every other one is served in-process on the same
-// telemetry. The result's Close releases the in-process services.
-func Assemble(d server.Deps) (server.Built, error) {
-	ups, err := ParseUpstreams(d.Env)
-	if err != nil {
-		return server.Built{}, err
+type securityConfig struct{ securitysvc.Config }
+type errorsConfig struct{ errorssvc.Config }
+type conformanceConfig struct{ conformancesvc.Config }
+type performanceConfig struct{ performancesvc.Config }
+
+func (c *securityConfig) build(tel *observe.Telemetry, active catalogue.Set) (server.Service, error) {
+	c.Telemetry, c.Defects = tel, active
+	return securitysvc.New(c.Config)
+}
+
+func (c *errorsConfig) build(tel *observe.Telemetry, active catalogue.Set) (server.Service, error) {
+	c.Telemetry, c.Defects = tel, active
+	return errorssvc.New(c.Config)
+}
+
+func (c *conformanceConfig) build(tel *observe.Telemetry, active catalogue.Set) (server.Service, error) {
+	c.Telemetry, c.Defects = tel, active
+	return conformancesvc.New(c.Config)
+}
+
+func (c *performanceConfig) build(tel *observe.Telemetry, active catalogue.Set) (server.Service, error) {
+	c.Telemetry, c.Defects = tel, active
+	return performancesvc.New(c.Config)
+}
+
+// services are the four categories' services, by the catalogue's category
+// name: the in-process assembly's only table.
+func services() map[string]embeddable {
+	return map[string]embeddable{
+		"security":    &securityConfig{},
+		"errors":      &errorsConfig{},
+		"conformance": &conformanceConfig{},
+		"performance": &performanceConfig{},
 	}
-	active := defects.FromEnv(d.Env)
-	declared, err := LoadContract()
+}
+
+// Program is the gateway binary: categories with an upstream URL are
+// proxied, the others run in the process. Every category's settings are
+// declared, so one command line configures the whole showcase.
+func Program() server.Program {
+	return server.Program{Name: "gateway", DefaultAddr: ":8080", DefaultAdminAddr: ":9090", Configure: configure}
+}
+
+func configure(s *server.Settings) server.Builder {
+	var active catalogue.Set
+	s.Text(&active, "defects", "DEFECTS", catalogue.SettingUsage+"; in front of separate services, give every process the same")
+	var timeout time.Duration
+	s.Duration(&timeout, "upstream-timeout", "UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, "wait for an upstream's whole answer; beyond it, 504 JSON")
+	ups := map[string]*upstreamSetting{}
+	for _, c := range catalogue.Categories {
+		u := &upstreamSetting{}
+		ups[c.Name] = u
+		flagName := "upstream-" + c.Name
+		s.Func(flagName, c.Upstream, "(in-process)", "URL of the "+c.Name+" service, e.g. http://127.0.0.1:8081; unset: served in this process",
+			func(v string) error {
+				url, err := parseUpstreamURL(v)
+				if err == nil {
+					u.url = url
+				}
+				return err
+			}, u.urlText)
+		s.Func(flagName+"-timeout", c.Upstream+"_TIMEOUT", "UPSTREAM_TIMEOUT", "the same as UPSTREAM_TIMEOUT for the "+c.Name+" service alone",
+			func(v string) (err error) {
+				u.timeout, err = server.PositiveDuration(v)
+				return err
+			}, func() string { return u.timeoutText(timeout) })
+	}
+	svcs := services()
+	for _, c := range catalogue.Categories {
+		svcs[c.Name].Register(s)
+	}
+	return func(tel *observe.Telemetry) (server.Built, error) {
+		return assemble(tel, active, timeout, ups, svcs)
+	}
+}
+
+// upstreamSetting is a category's upstream URL and its own timeout, if set.
+type upstreamSetting struct {
+	url     *url.URL
+	timeout time.Duration
+}
+
+func (u *upstreamSetting) urlText() string {
+	if u.url == nil {
+		return ""
+	}
+	return u.url.String()
+}
+
+func (u *upstreamSetting) timeoutText(def time.Duration) string {
+	if u.timeout == 0 {
+		return def.String()
+	}
+	return u.timeout.String()
+}
+
+// assemble builds the gateway: each category with an upstream URL is
+// proxied, every other one is served in-process on the same telemetry. The
+// result's Close releases the in-process services.
+func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duration, ups map[string]*upstreamSetting, svcs map[string]embeddable) (server.Built, error) {
+	declared, err := catalogue.Declared()
 	if err != nil {
 		return server.Built{}, err
 	}
@@ -63,10 +148,13 @@ func Assemble(d server.Deps) (server.Built, error) {
 	if err != nil {
 		return server.Built{}, err
 	}
-	in := d.Telemetry.Service("gateway")
-	// The gateway serves the contract for its own setting; in front of
-	// separate services, give every process the same DEFECTS.
-	active.Report(in, defects.IDs()...)
+	in := tel.Service("gateway")
+	// The gateway serves the contract for its own setting, and says so for
+	// every defect; each service exports its own.
+	gauge := observe.DefectActive(in.Registerer)
+	for _, d := range catalogue.Defects {
+		gauge.WithLabelValues(string(d.ID)).Set(map[bool]float64{true: 1}[active.Active(d.ID)])
+	}
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error
@@ -77,13 +165,17 @@ func Assemble(d server.Deps) (server.Built, error) {
 	}
 	metrics := newProxyMetrics(in.Registerer)
 	handlers := map[string]Handler{}
-	for _, c := range Categories {
-		if u, ok := ups[c.Name]; ok {
-			handlers[c.Name] = NewUpstream(c, u.URL, NewTransport(u.Timeout), metrics, in.Logger)
-			in.Logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.URL.String()), slog.Duration("timeout", u.Timeout))
+	for _, c := range catalogue.Categories {
+		if u := ups[c.Name]; u.url != nil {
+			t := u.timeout
+			if t == 0 {
+				t = timeout
+			}
+			handlers[c.Name] = NewUpstream(c, u.url, NewTransport(t), metrics, in.Logger)
+			in.Logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.url.String()), slog.Duration("timeout", t))
 			continue
 		}
-		svc, err := embedded(c.Name, d)
+		svc, err := svcs[c.Name].build(tel, active)
 		if err != nil {
 			return server.Built{}, errors.Join(err, closeAll())
 		}
@@ -104,22 +196,23 @@ const PathDefects = "/defects"
 
 // defectsReport answers {"setting": ..., "active": [...], "off": [...],
 // "defects": [{"id", "category", "endpoint", "active"}, ...]}.
-func defectsReport(active defects.Set) http.Handler {
+func defectsReport(active catalogue.Set) http.Handler {
 	type row struct {
-		ID       defects.ID `json:"id"`
-		Category string     `json:"category"`
-		Endpoint string     `json:"endpoint"`
-		Active   bool       `json:"active"`
+		ID       catalogue.ID `json:"id"`
+		Category string       `json:"category"`
+		Endpoint string       `json:"endpoint"`
+		Active   bool         `json:"active"`
 	}
 	report := struct {
-		Setting string       `json:"setting"`
-		Active  []defects.ID `json:"active"`
-		Off     []defects.ID `json:"off"`
-		Defects []row        `json:"defects"`
-	}{Setting: active.String(), Active: active.ActiveIDs(), Off: []defects.ID{}}
-	for _, d := range defects.Catalogue {
+		Setting string         `json:"setting"`
+		Active  []catalogue.ID `json:"active"`
+		Off     []catalogue.ID `json:"off"`
+		Defects []row          `json:"defects"`
+	}{Setting: active.String(), Active: active.ActiveIDs(), Off: []catalogue.ID{}}
+	for _, d := range catalogue.Defects {
 		on := active.Active(d.ID)
-		report.Defects = append(report.Defects, row{d.ID, d.Category, d.Endpoint, on})
+		ep := catalogue.EndpointOf(d.ID)
+		report.Defects = append(report.Defects, row{d.ID, ep.Category, ep.Path, on})
 		if !on {
 			report.Off = append(report.Off, d.ID)
 		}

@@ -18,8 +18,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
-	"github.com/defectshowcase/showcase/gateway/suite"
-	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 func loadContract(t testing.TB) *openapi3.T {
@@ -225,20 +225,20 @@ var validatorGaps = map[string]struct {
 // suite declares the findings its exchange must show.
 func TestContractFindings(t *testing.T) {
 	t.Parallel()
-	checkFindings(t, startEmbedded(t, nil).URL, defects.All())
+	checkFindings(t, startEmbedded(t, nil).URL, catalogue.All())
 }
 
 // With every defect switched off, a tool finds nothing at all against the
 // corrected contract, for valid and invalid inputs alike.
 func TestContractFindingsDefectsOff(t *testing.T) {
 	t.Parallel()
-	checkFindings(t, startEmbedded(t, map[string]string{"DEFECTS": "none"}).URL, defects.None())
+	checkFindings(t, startEmbedded(t, map[string]string{"DEFECTS": "none"}).URL, catalogue.None())
 }
 
 // checkFindings runs the suite against base, which serves with the given
 // defects active, and compares what a tool finds against the contract base
 // serves with what each case declares.
-func checkFindings(t *testing.T, base string, active defects.Set) {
+func checkFindings(t *testing.T, base string, active catalogue.Set) {
 	t.Helper()
 	ck := newChecker(t, base)
 	client := &http.Client{}
@@ -295,16 +295,16 @@ func checkFindings(t *testing.T, base string, active defects.Set) {
 // gone; otherwise it stays.
 func TestCorrectedContractDocument(t *testing.T) {
 	t.Parallel()
-	settings := map[string]defects.Set{"none": defects.None()}
-	for _, d := range defects.Catalogue {
-		settings["all but "+string(d.ID)] = defects.All().Without(d.ID)
+	settings := map[string]catalogue.Set{"none": catalogue.None()}
+	for _, d := range catalogue.Defects {
+		settings["all but "+string(d.ID)] = catalogue.All().Without(d.ID)
 	}
 	for name, set := range settings {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			doc := loadServed(t, startEmbedded(t, map[string]string{"DEFECTS": set.String()}).URL)
 			err := doc.Validate(context.Background(), openapi3.EnableMultiError())
-			if set.Active(defects.SEC01) {
+			if set.Active(catalogue.SEC01) {
 				if err == nil || !strings.Contains(err.Error(), `"api_key"`) {
 					t.Fatalf("with SEC-01 active the undefined api_key must stay: %v", err)
 				}

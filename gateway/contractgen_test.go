@@ -18,8 +18,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/defectshowcase/showcase/gateway/suite"
-	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 // Requests generated from the contract an instance serves, the way a
@@ -294,33 +294,20 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-// plantedFindings is, per defect, the kinds of finding its endpoint's
-// cases in the suite show: what a tool may report while it is active.
-func plantedFindings() map[defects.ID][]suite.Finding {
-	out := map[defects.ID][]suite.Finding{}
-	for _, ep := range suite.Endpoints() {
-		for _, c := range ep.Cases {
-			for _, f := range c.Findings {
-				if !slices.Contains(out[ep.Defect], f) {
-					out[ep.Defect] = append(out[ep.Defect], f)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // checkGenerated sends the requests generated from the contract base
 // serves, with the given defects active, and checks what a tool finds.
-func checkGenerated(t *testing.T, base string, active defects.Set) {
+func checkGenerated(t *testing.T, base string, active catalogue.Set) {
 	t.Helper()
 	ck := newChecker(t, base)
 	reqs := generateRequests(loadServed(t, base), suite.DemoAPIKey)
-	defectOf := map[string]defects.ID{}
-	for _, d := range defects.Catalogue {
-		defectOf[d.Endpoint] = d.ID
+	// What a tool may report while a defect is active: the classes of
+	// check the catalogue says detect it (the suite's cases show the same).
+	defectOf := map[string]catalogue.ID{}
+	planted := map[catalogue.ID][]suite.Finding{}
+	for _, d := range catalogue.Defects {
+		defectOf[catalogue.EndpointOf(d.ID).Path] = d.ID
+		planted[d.ID] = d.Classes
 	}
-	planted := plantedFindings()
 
 	type result struct {
 		g        genRequest
@@ -344,7 +331,7 @@ func checkGenerated(t *testing.T, base string, active defects.Set) {
 		results[i] = result{g: g, status: resp.Status, findings: ck.findings(ctx, req, []byte(c.Body), resp)}
 	})
 
-	seen := map[defects.ID]int{}
+	seen := map[catalogue.ID]int{}
 	perOp := map[string]int{}
 	for _, r := range results {
 		if r.g.op == "" {
@@ -368,7 +355,7 @@ func checkGenerated(t *testing.T, base string, active defects.Set) {
 			}
 		}
 	}
-	for _, d := range defects.Catalogue {
+	for _, d := range catalogue.Defects {
 		if active.Active(d.ID) && seen[d.ID] == 0 {
 			t.Errorf("%s is active, and no generated request showed it", d.ID)
 		}
@@ -379,24 +366,24 @@ func checkGenerated(t *testing.T, base string, active defects.Set) {
 // With every defect switched off, no generated request finds anything.
 func TestGeneratedRequestsDefectsOff(t *testing.T) {
 	t.Parallel()
-	checkGenerated(t, startEmbedded(t, map[string]string{"DEFECTS": "none"}).URL, defects.None())
+	checkGenerated(t, startEmbedded(t, map[string]string{"DEFECTS": "none"}).URL, catalogue.None())
 }
 
 // With every defect active, generated requests find each planted defect,
 // and nothing else.
 func TestGeneratedRequests(t *testing.T) {
 	t.Parallel()
-	checkGenerated(t, startEmbedded(t, nil).URL, defects.All())
+	checkGenerated(t, startEmbedded(t, nil).URL, catalogue.All())
 }
 
 // Each defect switched off alone: its endpoint is clean, and the other
 // nine are found as before.
 func TestGeneratedRequestsEachDefectOffAlone(t *testing.T) {
 	t.Parallel()
-	for _, d := range defects.Catalogue {
+	for _, d := range catalogue.Defects {
 		t.Run(string(d.ID), func(t *testing.T) {
 			t.Parallel()
-			active := defects.All().Without(d.ID)
+			active := catalogue.All().Without(d.ID)
 			checkGenerated(t, startEmbedded(t, map[string]string{"DEFECTS": active.String()}).URL, active)
 		})
 	}
@@ -406,7 +393,7 @@ func TestGeneratedRequestsEachDefectOffAlone(t *testing.T) {
 // process does, with every defect active and with every one switched off.
 func TestGeneratedRequestsModesAgree(t *testing.T) {
 	t.Parallel()
-	for _, active := range []defects.Set{defects.All(), defects.None()} {
+	for _, active := range []catalogue.Set{catalogue.All(), catalogue.None()} {
 		t.Run("defects "+active.String(), func(t *testing.T) {
 			t.Parallel()
 			emb := startEmbedded(t, map[string]string{"DEFECTS": active.String()})

@@ -11,11 +11,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
-	"github.com/defectshowcase/showcase/gateway/suite"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/server"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 var fuzzPaths = []string{
@@ -38,7 +39,7 @@ var fuzzGatewayOff = sync.OnceValue(func() http.Handler {
 })
 
 func fuzzHandler(env map[string]string) http.Handler {
-	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: observe.Discard()})
+	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
 	if err != nil {
 		panic(err)
 	}
@@ -134,7 +135,7 @@ func queryInt(query, name string) (int64, bool) {
 var fuzzRouting = sync.OnceValue(func() *routingRig {
 	rig := &routingRig{hits: map[string]int{}}
 	env := map[string]string{}
-	for _, c := range gateway.Categories {
+	for _, c := range catalogue.Categories {
 		name := c.Name
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			rig.mu.Lock()
@@ -142,9 +143,9 @@ var fuzzRouting = sync.OnceValue(func() *routingRig {
 			rig.mu.Unlock()
 			w.WriteHeader(299)
 		}))
-		env[c.Env] = srv.URL
+		env[c.Upstream] = srv.URL
 	}
-	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: observe.Discard()})
+	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
 	if err != nil {
 		panic(err)
 	}
@@ -184,7 +185,7 @@ func FuzzGatewayRouting(f *testing.F) {
 		rig.handler.ServeHTTP(rec, req)
 		rig.mu.Lock()
 		var owner string
-		for _, c := range gateway.Categories {
+		for _, c := range catalogue.Categories {
 			if u.Path == c.Prefix || strings.HasPrefix(u.Path, c.Prefix+"/") {
 				owner = c.Name
 			}

@@ -13,64 +13,24 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway/web"
-	"github.com/defectshowcase/showcase/platform/defects"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/routes"
-	"github.com/defectshowcase/showcase/platform/server"
 )
 
-// Default listen addresses of the gateway.
-const (
-	DefaultAddr      = ":8080"
-	DefaultAdminAddr = ":9090"
-)
-
-// Category is a row of the prefix table.
-type Category struct {
-	Name   string // security, errors, conformance, performance
-	Prefix string // the path prefix it owns
-	Env    string // the variable naming its upstream URL
-	Probe  string // a route of the category; OPTIONS on it tells the upstream is serving
-}
-
-// Categories is the gateway's only prefix table.
-var Categories = []Category{
-	{Name: "security", Prefix: "/security", Env: "UPSTREAM_SECURITY", Probe: "/security/unauthenticated-access"},
-	{Name: "errors", Prefix: "/internal-server-errors", Env: "UPSTREAM_ERRORS", Probe: "/internal-server-errors/exceeding-column-size"},
-	{Name: "conformance", Prefix: "/response-conformance", Env: "UPSTREAM_CONFORMANCE", Probe: "/response-conformance/missing-field"},
-	{Name: "performance", Prefix: "/performance", Env: "UPSTREAM_PERFORMANCE", Probe: "/performance/inefficient-algorithm"},
-}
-
-// UpstreamConfig is where a proxied category goes and how long it may take.
-type UpstreamConfig struct {
-	URL     *url.URL
-	Timeout time.Duration
-}
-
-// ParseUpstreams reads each category's upstream URL from the environment,
-// and its timeout (UPSTREAM_<CATEGORY>_TIMEOUT, else UPSTREAM_TIMEOUT); a
-// category without a URL is served in-process.
-func ParseUpstreams(env *server.Env) (map[string]UpstreamConfig, error) {
-	ups := map[string]UpstreamConfig{}
-	timeout := env.Duration("UPSTREAM_TIMEOUT", DefaultUpstreamTimeout)
-	for _, c := range Categories {
-		raw := env.String(c.Env, "")
-		if raw == "" {
-			continue
-		}
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-			return nil, fmt.Errorf("%s=%q: want an http(s) URL of scheme, host and port only, such as http://security-svc:8081", c.Env, raw)
-		}
-		u.Path = ""
-		ups[c.Name] = UpstreamConfig{URL: u, Timeout: env.Duration(c.Env+"_TIMEOUT", timeout)}
+// parseUpstreamURL reads a category's upstream URL: scheme, host and port
+// only.
+func parseUpstreamURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return nil, errors.New("want an http(s) URL of scheme, host and port only, such as http://security-svc:8081")
 	}
-	return ups, env.Err()
+	u.Path = ""
+	return u, nil
 }
 
 // Handler serves one category: an Upstream or a service's own router. Ready
@@ -80,10 +40,10 @@ type Handler interface {
 	Ready(ctx context.Context) error
 }
 
-// Gateway routes requests by the prefix table.
+// Gateway routes requests by the catalogue's category prefixes.
 type Gateway struct {
 	rows     []row
-	contract *Contract
+	contract *catalogue.Contract
 	site     *web.Site
 	own      http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
 }
@@ -97,13 +57,13 @@ type row struct {
 // New builds the gateway from one handler per category name. in measures
 // and logs what the gateway answers itself; each category's handler measures
 // its own requests, so nothing is counted twice.
-func New(handlers map[string]Handler, contract *Contract, active defects.Set, in *observe.Instruments) (*Gateway, error) {
+func New(handlers map[string]Handler, contract *catalogue.Contract, active catalogue.Set, in *observe.Instruments) (*Gateway, error) {
 	site, err := web.New(active)
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
 	g := &Gateway{contract: contract, site: site}
-	for _, c := range Categories {
+	for _, c := range catalogue.Categories {
 		h, ok := handlers[c.Name]
 		if !ok {
 			return nil, fmt.Errorf("no handler for category %q", c.Name)

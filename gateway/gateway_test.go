@@ -3,18 +3,22 @@ package gateway_test
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
+	"fmt"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/defectshowcase/showcase/catalogue"
+	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
+	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	"github.com/defectshowcase/showcase/gateway"
-	"github.com/defectshowcase/showcase/gateway/suite"
 	"github.com/defectshowcase/showcase/gateway/web"
-	"github.com/defectshowcase/showcase/platform/defects"
+	performancesvc "github.com/defectshowcase/showcase/performance-svc"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
+	securitysvc "github.com/defectshowcase/showcase/security-svc"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 // startEmbedded serves the gateway with every category in-process.
@@ -25,7 +29,7 @@ func startEmbedded(t *testing.T, env map[string]string) *httptest.Server {
 
 func startEmbeddedWith(t *testing.T, env map[string]string, tel *observe.Telemetry) *httptest.Server {
 	t.Helper()
-	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: tel})
+	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, tel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +53,7 @@ func TestEmbeddedSuite(t *testing.T) {
 func TestEmbeddedSuiteDefectsOff(t *testing.T) {
 	t.Parallel()
 	ts := startEmbedded(t, map[string]string{"DEFECTS": "none"})
-	suite.RunFor(t, ts.URL, ts.Client(), defects.None())
+	suite.RunFor(t, ts.URL, ts.Client(), catalogue.None())
 }
 
 // Each defect switched off alone changes its own endpoint's answers, to
@@ -58,67 +62,103 @@ func TestEmbeddedSuiteDefectsOff(t *testing.T) {
 // contract served for that setting.
 func TestEachDefectSwitchedOffAlone(t *testing.T) {
 	t.Parallel()
-	for _, d := range defects.Catalogue {
+	for _, d := range catalogue.Defects {
 		t.Run(string(d.ID), func(t *testing.T) {
 			t.Parallel()
-			active := defects.All().Without(d.ID)
+			active := catalogue.All().Without(d.ID)
 			ts := startEmbedded(t, map[string]string{"DEFECTS": active.String()})
 			checkFindings(t, ts.URL, active)
 		})
 	}
 }
 
-// The front page's README is the repository's.
-func TestReadmeCopyIsCurrent(t *testing.T) {
+// The README and the contract are served from the repository's own files,
+// byte for byte: they are embedded where they live, with no copy.
+func TestServesTheRootFiles(t *testing.T) {
 	t.Parallel()
-	root, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := suite.Do(context.Background(), http.DefaultClient, startEmbedded(t, nil).URL, suite.Case{Target: web.PathReadme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Status != 200 || !bytes.Equal(r.Body, root) || r.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
-		t.Fatalf("%s: %d %s, and the body differs from ../README.md: run `make contract`", web.PathReadme, r.Status, r.Header.Get("Content-Type"))
+	ts := startEmbedded(t, nil)
+	for target, file := range map[string]string{web.PathReadme: "../README.md", "/openapi.yaml": "../openapi.yaml"} {
+		root, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := suite.Do(context.Background(), ts.Client(), ts.URL, suite.Case{Target: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{web.PathReadme: "text/plain; charset=utf-8", "/openapi.yaml": "application/yaml"}[target]
+		if r.Status != 200 || !bytes.Equal(r.Body, root) || r.Header.Get("Content-Type") != want {
+			t.Errorf("%s: %d %s, and the body differs from %s", target, r.Status, r.Header.Get("Content-Type"), file)
+		}
 	}
 }
 
-// The embedded copy of the contract must be the repository's openapi.yaml.
-func TestContractCopyIsCurrent(t *testing.T) {
+// Every trigger the catalogue states gets the answer it states, with the
+// defects active and switched off: the ground truth a tool is scored
+// against is true of the running service.
+func TestCatalogueTriggers(t *testing.T) {
 	t.Parallel()
-	root, err := os.ReadFile("../openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
+	for _, active := range []catalogue.Set{catalogue.All(), catalogue.None()} {
+		ts := startEmbedded(t, map[string]string{"DEFECTS": active.String()})
+		for _, d := range catalogue.Defects {
+			ep := catalogue.EndpointOf(d.ID)
+			for i, tr := range d.Triggers {
+				t.Run(fmt.Sprintf("%s/%s/%d", active, d.ID, i), func(t *testing.T) {
+					t.Parallel()
+					c := suite.Case{Method: ep.Method, Target: d.Target(tr), Body: tr.Body}
+					if tr.Body != "" {
+						c.ContentType = "application/json"
+					}
+					r, err := suite.Do(context.Background(), ts.Client(), ts.URL, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := tr.Status
+					if !active.Active(d.ID) {
+						want = tr.OffStatus
+					}
+					if r.Status != want {
+						t.Errorf("%s %s %s: %d, want %d %s", ep.Method, c.Target, tr.Body, r.Status, want, suite.Excerpt(r.Body))
+					}
+				})
+			}
+		}
 	}
-	c, err := gateway.LoadContract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(root, c.YAML) {
-		t.Fatal("gateway/contract/openapi.yaml differs from ../openapi.yaml: run `make contract`")
-	}
-	ts := startEmbedded(t, nil)
-	resp, err := ts.Client().Get(ts.URL + "/openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	served, _ := io.ReadAll(resp.Body)
-	if !bytes.Equal(served, root) || resp.Header.Get("Content-Type") != "application/yaml" {
-		t.Fatalf("/openapi.yaml is not the root file's bytes as application/yaml (got %s)", resp.Header.Get("Content-Type"))
-	}
-	_ = http.MethodGet
 }
 
 // startEmbeddedB is startEmbedded for benchmarks; it returns the base URL.
 func startEmbeddedB(b *testing.B) string {
 	b.Helper()
-	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(string) string { return "" }), Telemetry: observe.Discard()})
+	built, err := server.Build(gateway.Program(), func(string) string { return "" }, observe.Discard())
 	if err != nil {
 		b.Fatal(err)
 	}
 	ts := httptest.NewServer(built.Handler)
 	b.Cleanup(func() { ts.Close(); _ = built.Close() })
 	return ts.URL
+}
+
+// The README's configuration table lists every setting of every program,
+// each with its flag.
+func TestReadmeListsEverySetting(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []server.Program{gateway.Program(), securitysvc.Program(), errorssvc.Program(), conformancesvc.Program(), performancesvc.Program()} {
+		l, err := server.Load(p, nil, func(string) string { return "" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range l.Settings.All() {
+			row := "| `" + st.Env + "` | `-" + st.Flag + "` |"
+			if strings.HasPrefix(st.Env, "UPSTREAM_") && strings.HasSuffix(st.Env, "_TIMEOUT") && st.Env != "UPSTREAM_TIMEOUT" {
+				row = "| `UPSTREAM_<CATEGORY>_TIMEOUT` | `-upstream-<category>-timeout` |"
+			}
+			if !bytes.Contains(readme, []byte(row)) {
+				t.Errorf("%s: the README's configuration table has no row %s", p.Name, row)
+			}
+		}
+	}
 }

@@ -11,12 +11,14 @@ require (
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/swaggest/swgui v1.8.5
-	gopkg.in/yaml.v3 v3.0.1
 )
+
+require gopkg.in/yaml.v3 v3.0.1 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/defectshowcase/showcase v0.0.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/go-chi/httplog/v2 v2.1.1 // indirect
@@ -50,3 +52,5 @@ replace (
 	github.com/defectshowcase/showcase/platform => ../platform
 	github.com/defectshowcase/showcase/security-svc => ../security-svc
 )
+
+replace github.com/defectshowcase/showcase => ../

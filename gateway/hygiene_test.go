@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/defectshowcase/showcase/gateway/suite"
-	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 // internals are what no response may show: stack traces, source paths, Go
@@ -41,7 +41,7 @@ func TestNoInternalsInResponses(t *testing.T) {
 	})
 	off := startEmbedded(t, map[string]string{"DEFECTS": "none"})
 	t.Run("defects off", func(t *testing.T) {
-		suite.EachFor(t, defects.None(), func(ctx context.Context, t *testing.T, _ suite.Endpoint, c suite.Case) {
+		suite.EachFor(t, catalogue.None(), func(ctx context.Context, t *testing.T, _ suite.Endpoint, c suite.Case) {
 			r, err := suite.Do(ctx, off.Client(), off.URL, c)
 			if err != nil {
 				t.Fatal(err)

@@ -15,11 +15,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	"github.com/defectshowcase/showcase/gateway"
-	"github.com/defectshowcase/showcase/gateway/suite"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 // syncBuffer is a log output safe for concurrent writers.
@@ -225,11 +226,11 @@ func TestAdminEndpoints(t *testing.T) {
 	t.Parallel()
 	sp := startSplit(t)
 	env := map[string]string{}
-	for _, c := range gateway.Categories {
-		env[c.Env] = sp.upstreams[c.Name].URL
+	for _, c := range catalogue.Categories {
+		env[c.Upstream] = sp.upstreams[c.Name].URL
 	}
 	reg := prometheus.NewRegistry()
-	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string { return env[k] }), Telemetry: &observe.Telemetry{Registry: reg, Writer: io.Discard}})
+	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, &observe.Telemetry{Registry: reg, Writer: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

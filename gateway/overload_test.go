@@ -15,9 +15,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/defectshowcase/showcase/gateway"
-	"github.com/defectshowcase/showcase/gateway/suite"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 func inFlight(t *testing.T, reg *prometheus.Registry, service string) float64 {
@@ -183,12 +183,12 @@ func BenchmarkProxy(b *testing.B) {
 		_, _ = io.WriteString(w, `{"id":"123","name":"Alice"}`)
 	}))
 	defer up.Close()
-	built, err := gateway.Assemble(server.Deps{Env: server.NewEnv(func(k string) string {
+	built, err := server.Build(gateway.Program(), func(k string) string {
 		if k == "UPSTREAM_CONFORMANCE" {
 			return up.URL
 		}
 		return ""
-	}), Telemetry: observe.Discard()})
+	}, observe.Discard())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 )
@@ -81,9 +82,10 @@ type Upstream struct {
 	durations map[int]prometheus.Observer // by status code
 }
 
-// NewUpstream proxies category c to target.
-func NewUpstream(c Category, target *url.URL, transport http.RoundTripper, metrics *proxyMetrics, logger *slog.Logger) *Upstream {
-	u := &Upstream{category: c.Name, target: target, transport: transport, metrics: metrics, probe: c.Probe,
+// NewUpstream proxies category c to target. Its readiness probe is OPTIONS
+// on the category's first endpoint, which runs no handler.
+func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTripper, metrics *proxyMetrics, logger *slog.Logger) *Upstream {
+	u := &Upstream{category: c.Name, target: target, transport: transport, metrics: metrics, probe: catalogue.EndpointsOf(c.Name)[0].Path,
 		durations: map[int]prometheus.Observer{}}
 	u.handler = observe.RequestID(http.HandlerFunc(u.serve))
 	for _, kind := range failureKinds {

@@ -15,8 +15,8 @@ import (
 	performancesvc "github.com/defectshowcase/showcase/performance-svc"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 
-	"github.com/defectshowcase/showcase/gateway/suite"
-	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 type split struct {
@@ -28,12 +28,12 @@ type split struct {
 // the gateway proxying to them, every defect active.
 func startSplit(t *testing.T) *split {
 	t.Helper()
-	return startSplitWith(t, defects.All())
+	return startSplitWith(t, catalogue.All())
 }
 
 // startSplitWith starts the split deployment with the given defects active
 // in every process.
-func startSplitWith(t *testing.T, active defects.Set) *split {
+func startSplitWith(t *testing.T, active catalogue.Set) *split {
 	t.Helper()
 	type svc interface {
 		Handler() http.Handler
@@ -80,15 +80,15 @@ func TestSplitSuite(t *testing.T) {
 // services each told so.
 func TestSplitSuiteDefectsOff(t *testing.T) {
 	t.Parallel()
-	sp := startSplitWith(t, defects.None())
-	suite.RunFor(t, sp.gateway.URL, sp.gateway.Client(), defects.None())
+	sp := startSplitWith(t, catalogue.None())
+	suite.RunFor(t, sp.gateway.URL, sp.gateway.Client(), catalogue.None())
 }
 
 // Embedded and split give the same status, Content-Type, Allow and body to
 // every case, with the defects active and switched off.
 func TestModesGiveIdenticalResults(t *testing.T) {
 	t.Parallel()
-	for _, active := range []defects.Set{defects.All(), defects.None()} {
+	for _, active := range []catalogue.Set{catalogue.All(), catalogue.None()} {
 		t.Run("defects "+active.String(), func(t *testing.T) {
 			t.Parallel()
 			identicalResults(t, active)
@@ -96,7 +96,7 @@ func TestModesGiveIdenticalResults(t *testing.T) {
 	}
 }
 
-func identicalResults(t *testing.T, active defects.Set) {
+func identicalResults(t *testing.T, active catalogue.Set) {
 	emb := startEmbedded(t, map[string]string{"DEFECTS": active.String()})
 	sp := startSplitWith(t, active)
 	suite.EachFor(t, active, func(ctx context.Context, t *testing.T, _ suite.Endpoint, c suite.Case) {

@@ -8,9 +8,9 @@ import (
 
 // itemMap builds the body of endpoint 9: {"item_0":"value_0", ...}.
 //
-// Every item costs itemCost (1 ms by default, PERF-01; 0 when it is switched
-// off) and nothing bounds the total but the clamp to 1000, so the default
-// request takes a full second. The pace is held against the clock: item i is
+// Every item costs itemCost (1 ms by default as planted; 0 with the defect
+// switched off) and nothing bounds the total but the clamp to 1000, so the
+// default request takes a full second. The pace is held against the clock: item i is
 // done at start + (i+1)*itemCost, so sleeping late never adds up to drift.
 //
 // It gives up when ctx ends, returning ctx's error.

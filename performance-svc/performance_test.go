@@ -152,18 +152,23 @@ func TestLimiter(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnv(t *testing.T) {
+func TestSettings(t *testing.T) {
 	t.Parallel()
-	env := server.NewEnv(func(k string) string {
-		return map[string]string{"ITEM_COST": "2ms", "FIB_WORKERS": "3", "FIB_QUEUE": "0"}[k]
-	})
-	got := ConfigFromEnv(server.Deps{Env: env})
-	if env.Err() != nil || got.ItemCost != 2*time.Millisecond || got.FibWorkers != 3 || got.FibQueue != 0 {
-		t.Fatalf("got %+v, %v", got, env.Err())
+	parse := func(env map[string]string, args ...string) (Config, error) {
+		var cfg Config
+		s := server.NewSettings("performance-svc", func(k string) string { return env[k] })
+		cfg.Register(s)
+		return cfg, s.Parse(args)
 	}
-	env = server.NewEnv(func(k string) string { return map[string]string{"FIB_WORKERS": "0"}[k] })
-	if ConfigFromEnv(server.Deps{Env: env}); env.Err() == nil {
+	got, err := parse(map[string]string{"ITEM_COST": "2ms", "FIB_WORKERS": "3", "FIB_QUEUE": "0"})
+	if err != nil || got.ItemCost != 2*time.Millisecond || got.FibWorkers != 3 || got.FibQueue != 0 {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	if _, err := parse(map[string]string{"FIB_WORKERS": "0"}); err == nil {
 		t.Fatal("FIB_WORKERS=0 accepted")
+	}
+	if got, err := parse(nil, "-fib-queue", "5"); err != nil || got.FibQueue != 5 {
+		t.Fatalf("-fib-queue: %+v, %v", got, err)
 	}
 }
 

@@ -24,7 +24,7 @@ func newWorkMetrics(reg prometheus.Registerer) *workMetrics {
 	return &workMetrics{
 		size: observe.Register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: "showcase", Name: "work_size",
-			Help:    "Work asked for: items of unbounded-result-set, sequence length of inefficient-algorithm.",
+			Help:    "Work asked for: items of endpoint 9, sequence length of endpoint 10.",
 			Buckets: sizeClasses,
 		}, []string{"route"})),
 		duration: observe.Register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{

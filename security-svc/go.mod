@@ -4,9 +4,12 @@ go 1.26.8
 
 require github.com/defectshowcase/showcase/platform v0.0.0
 
+require gopkg.in/yaml.v3 v3.0.1 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/defectshowcase/showcase v0.0.0
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/go-chi/httplog/v2 v2.1.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -19,3 +22,5 @@ require (
 )
 
 replace github.com/defectshowcase/showcase/platform => ../platform
+
+replace github.com/defectshowcase/showcase => ../

@@ -24,7 +24,8 @@ import (
 
 	swaggerui "github.com/swaggest/swgui/v5/static"
 
-	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase"
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/platform/routes"
 )
 
@@ -77,7 +78,7 @@ const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe
 
 // New renders the pages for the defects that are active, and indexes the
 // assets.
-func New(active defects.Set) (*Site, error) {
+func New(active catalogue.Set) (*Site, error) {
 	s := &Site{pages: map[string]*resource{}, assets: map[string]*resource{}}
 	names := map[string]string{} // logical name → file name under AssetsPrefix
 	for _, name := range []string{"swagger-ui-bundle.js", "swagger-ui.css"} {
@@ -109,7 +110,7 @@ func New(active defects.Set) (*Site, error) {
 		}
 		own(name, b)
 	}
-	vars := []string{"{swagger-ui-version}", SwaggerUIVersion, "{categories}", categoriesHTML(Catalogue, active),
+	vars := []string{"{swagger-ui-version}", SwaggerUIVersion, "{categories}", categoriesHTML(active),
 		"{defects}", html.EscapeString(activeText(active))}
 	for name, file := range names {
 		vars = append(vars, "{asset:"+name+"}", file)
@@ -128,11 +129,7 @@ func New(active defects.Set) (*Site, error) {
 		r.page = true
 		s.pages[p] = r
 	}
-	readme, err := files.ReadFile("files/README.md") // a copy of the root README: make contract
-	if err != nil {
-		return nil, err
-	}
-	s.pages[PathReadme] = plainResource("text/plain; charset=utf-8", "no-cache", readme)
+	s.pages[PathReadme] = plainResource("text/plain; charset=utf-8", "no-cache", showcase.README)
 	return s, nil
 }
 
@@ -285,41 +282,45 @@ func matches(v, etag string) bool {
 }
 
 // activeText says which defects are active, for the front page.
-func activeText(active defects.Set) string {
+func activeText(active catalogue.Set) string {
 	switch {
 	case active.IsAll():
 		return "All ten planted defects are active (DEFECTS=all, the default)."
-	case active == defects.None():
+	case active == catalogue.None():
 		return "Every planted defect is switched off (DEFECTS=none): this instance keeps its contract, and a tool should find nothing."
 	}
 	return "Only these planted defects are active: " + strings.ReplaceAll(active.String(), ",", ", ") + " (DEFECTS=" + active.String() + "); the others are switched off."
 }
 
-// categoriesHTML renders the front page's endpoint sections. The catalogue
-// is ours, but every value is escaped all the same.
-func categoriesHTML(cats []Category, active defects.Set) string {
+// categoriesHTML renders the front page's endpoint sections from the
+// catalogue, each with its defect and its first trigger as a runnable
+// example. The catalogue is ours, but every value is escaped all the same.
+func categoriesHTML(active catalogue.Set) string {
 	var b strings.Builder
 	e := html.EscapeString
-	for _, c := range cats {
-		b.WriteString("<section class=\"category\">\n<h2>" + e(c.Name) + "</h2>\n")
-		for _, ep := range c.Endpoints {
+	for _, c := range catalogue.Categories {
+		b.WriteString("<section class=\"category\">\n<h2>" + e(c.Title) + "</h2>\n")
+		for _, ep := range catalogue.EndpointsOf(c.Name) {
+			d := catalogue.DefectOf(ep.Defect)
+			ex := d.Triggers[0]
+			target := ExampleTarget(ep, ex) // relative, so the page works behind a path prefix
 			n := strconv.Itoa(ep.N)
-			request := ep.Method + " /" + ep.Example.Target
+			request := ep.Method + " /" + target
 			body := ""
-			if ep.Example.Body != "" {
-				request += " " + ep.Example.Body
-				body = ` data-body="` + e(ep.Example.Body) + `"`
+			if ex.Body != "" {
+				request += " " + ex.Body
+				body = ` data-body="` + e(ex.Body) + `"`
 			}
-			status, shows, state, badge := strconv.Itoa(ep.Example.Status), ep.Example.Shows, "defect", string(ep.Defect)
-			if !active.Active(ep.Defect) {
-				status, shows, state, badge = strconv.Itoa(ep.Example.OffStatus), ep.Example.OffShows, "defect off", string(ep.Defect)+" switched off"
+			status, shows, state, badge := strconv.Itoa(ex.Status), ex.Shows, "defect", string(d.ID)
+			if !active.Active(d.ID) {
+				status, shows, state, badge = strconv.Itoa(ex.OffStatus), ex.OffShows, "defect off", string(d.ID)+" switched off"
 			}
 			b.WriteString(`<article class="endpoint" id="endpoint-` + n + `">
-<h3><span class="n">` + n + `</span> ` + e(ep.Title) + ` <span class="` + state + `">` + e(badge) + `</span></h3>
+<h3><span class="n">` + n + `</span> ` + e(d.Title) + ` <span class="` + state + `">` + e(badge) + `</span></h3>
 <p class="op"><code><span class="method">` + e(ep.Method) + `</span> ` + e(ep.Path) + `</code></p>
-<p>` + e(ep.Planted) + `</p>
+<p>` + inlineCode(d.Symptom) + `</p>
 <div class="example">
-<button type="button" class="try" data-method="` + e(ep.Method) + `" data-target="` + e(ep.Example.Target) + `"` + body + ` data-expect="` + status + `">Send <code>` + e(request) + `</code></button>
+<button type="button" class="try" data-method="` + e(ep.Method) + `" data-target="` + e(target) + `"` + body + ` data-expect="` + status + `">Send <code>` + e(request) + `</code></button>
 <span class="expect">expect ` + status + `: ` + e(shows) + `</span>
 <div class="result" aria-live="polite"><span class="status"></span><pre class="body"></pre></div>
 </div>
@@ -327,6 +328,28 @@ func categoriesHTML(cats []Category, active defects.Set) string {
 `)
 		}
 		b.WriteString("</section>\n")
+	}
+	return b.String()
+}
+
+// ExampleTarget is a trigger's request target relative to the front page.
+func ExampleTarget(ep catalogue.Endpoint, t catalogue.Trigger) string {
+	return strings.TrimPrefix(ep.Path, "/") + t.Query
+}
+
+// inlineCode escapes text and renders its `code spans` as <code>.
+func inlineCode(text string) string {
+	parts := strings.Split(text, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 && i < len(parts)-1 {
+			b.WriteString("<code>" + html.EscapeString(p) + "</code>")
+			continue
+		}
+		if i%2 == 1 {
+			b.WriteString("`")
+		}
+		b.WriteString(html.EscapeString(p))
 	}
 	return b.String()
 }

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/defectshowcase/showcase/platform/defects"
+	"github.com/defectshowcase/showcase/catalogue"
 )
 
 func newSite(t *testing.T) *Site {
 	t.Helper()
-	s, err := New(defects.All())
+	s, err := New(catalogue.All())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,18 +173,18 @@ func TestFrontPageCatalogue(t *testing.T) {
 	t.Parallel()
 	body := get(newSite(t), http.MethodGet, PathFront).Body.String()
 	n := 0
-	for _, c := range Catalogue {
-		for _, ep := range c.Endpoints {
-			n++
-			for _, want := range []string{`id="endpoint-` + itoa(ep.N) + `"`, string(ep.Defect), ep.Path, `data-expect="` + itoa(ep.Example.Status) + `"`} {
-				if !strings.Contains(body, want) {
-					t.Errorf("endpoint %d: no %q", ep.N, want)
-				}
-			}
-			if strings.HasPrefix(ep.Example.Target, "/") {
-				t.Errorf("endpoint %d: the example's target must be relative", ep.N)
+	for _, ep := range catalogue.Endpoints {
+		n++
+		ex := catalogue.DefectOf(ep.Defect).Triggers[0]
+		for _, want := range []string{`id="endpoint-` + itoa(ep.N) + `"`, string(ep.Defect), ep.Path, `data-expect="` + itoa(ex.Status) + `"`,
+			`data-target="` + strings.TrimPrefix(ep.Path, "/")} {
+			if !strings.Contains(body, want) {
+				t.Errorf("endpoint %d: no %q", ep.N, want)
 			}
 		}
+	}
+	if !strings.Contains(body, "<code>X-API-Key</code>") {
+		t.Error("the symptom's code spans are not rendered")
 	}
 	if n != 10 || strings.Count(body, `<button type="button" class="try"`) != 10 {
 		t.Errorf("%d endpoints, %d buttons", n, strings.Count(body, `class="try"`))
@@ -200,21 +200,20 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // promises the conformant answer.
 func TestFrontPageWithDefectsOff(t *testing.T) {
 	t.Parallel()
-	for _, active := range []defects.Set{defects.None(), defects.All().Without(defects.CONF04)} {
+	for _, active := range []catalogue.Set{catalogue.None(), catalogue.All().Without(catalogue.CONF04)} {
 		s, err := New(active)
 		if err != nil {
 			t.Fatal(err)
 		}
 		body := get(s, http.MethodGet, PathFront).Body.String()
-		for _, c := range Catalogue {
-			for _, ep := range c.Endpoints {
-				status, badge := ep.Example.Status, `<span class="defect">`+string(ep.Defect)+`</span>`
-				if !active.Active(ep.Defect) {
-					status, badge = ep.Example.OffStatus, `<span class="defect off">`+string(ep.Defect)+` switched off</span>`
-				}
-				if !strings.Contains(body, badge) || !strings.Contains(body, `data-expect="`+itoa(status)+`"`) {
-					t.Errorf("%s, endpoint %d: want %s and expect %d", active, ep.N, badge, status)
-				}
+		for _, ep := range catalogue.Endpoints {
+			ex := catalogue.DefectOf(ep.Defect).Triggers[0]
+			status, badge := ex.Status, `<span class="defect">`+string(ep.Defect)+`</span>`
+			if !active.Active(ep.Defect) {
+				status, badge = ex.OffStatus, `<span class="defect off">`+string(ep.Defect)+` switched off</span>`
+			}
+			if !strings.Contains(body, badge) || !strings.Contains(body, `data-expect="`+itoa(status)+`"`) {
+				t.Errorf("%s, endpoint %d: want %s and expect %d", active, ep.N, badge, status)
 			}
 		}
 		if !strings.Contains(body, "DEFECTS="+active.String()) {
@@ -226,7 +225,7 @@ func TestFrontPageWithDefectsOff(t *testing.T) {
 // The pages and assets come from memory: no work per request beyond
 // writing the bytes.
 func BenchmarkPages(b *testing.B) {
-	s, err := New(defects.All())
+	s, err := New(catalogue.All())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -114,6 +114,15 @@ func Register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	return c
 }
 
+// DefectActive is the gauge showcase_defect_active{defect}: 1 while a
+// planted defect is active, 0 once it is switched off.
+func DefectActive(reg prometheus.Registerer) *prometheus.GaugeVec {
+	return Register(reg, prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "showcase", Name: "defect_active",
+		Help: "Whether a planted defect is active (1) or switched off with DEFECTS (0).",
+	}, []string{"defect"}))
+}
+
 // Middleware logs and measures each request. routeOf names the request's
 // route once the handler has run; it must return one of a bounded set of
 // values, never the raw path.

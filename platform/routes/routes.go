@@ -11,6 +11,11 @@
 //
 // Every request is logged once and measured, labelled by its route pattern
 // (the table's path for a 405, "unmatched" for an unknown path).
+//
+// A route that carries a planted defect names it and has two handlers, the
+// planted variant and the conformant one; New picks one, once, and exports
+// the choice as showcase_defect_active{defect}. The package knows no defect
+// by name: the service's table does.
 package routes
 
 import (
@@ -27,11 +32,18 @@ import (
 )
 
 // Route is one row of a service's route table. Patterns are full, static
-// paths such as "/performance/unbounded-result-set".
+// paths such as "/a/b".
 type Route struct {
 	Method  string
 	Pattern string
+	// Handler serves a route without a planted defect.
 	Handler http.HandlerFunc
+	// Defect names the defect planted in the route (its DEFECT(<id>));
+	// Planted serves it while it is active, Conformant once it is switched
+	// off.
+	Defect     string
+	Planted    http.HandlerFunc
+	Conformant http.HandlerFunc
 }
 
 // Unmatched is the route label of every request to an unknown path.
@@ -62,12 +74,32 @@ func Options200(w http.ResponseWriter, allow string) {
 }
 
 // New builds the router for table, logged and measured by in (nil: a
-// service named "unnamed" with discarded telemetry). It panics on a
-// malformed table (duplicate or unsupported method), which is a programming
-// error caught by every test.
-func New(table []Route, in *observe.Instruments) http.Handler {
+// service named "unnamed" with discarded telemetry). active says which
+// defects are active (nil: all of them). It panics on a malformed table
+// (duplicate or unsupported method, a route with a defect but not both
+// variants), which is a programming error caught by every test.
+func New(table []Route, active func(defect string) bool, in *observe.Instruments) http.Handler {
 	if in == nil {
 		in = observe.Discard().Service("unnamed")
+	}
+	if active == nil {
+		active = func(string) bool { return true }
+	}
+	table = slices.Clone(table)
+	gauge := observe.DefectActive(in.Registerer)
+	for i, rt := range table {
+		if rt.Defect == "" {
+			continue
+		}
+		if rt.Handler != nil || rt.Planted == nil || rt.Conformant == nil {
+			panic("routes: " + rt.Pattern + " carries " + rt.Defect + ": it needs Planted and Conformant, and no Handler")
+		}
+		on := active(rt.Defect)
+		table[i].Handler = rt.Conformant
+		if on {
+			table[i].Handler = rt.Planted
+		}
+		gauge.WithLabelValues(rt.Defect).Set(map[bool]float64{true: 1}[on])
 	}
 	r := chi.NewRouter()
 	allow := map[string]string{}
@@ -160,4 +192,13 @@ func panicText(v any) string {
 	default:
 		return "internal error: " + strconv.Quote(fmt.Sprint(v))
 	}
+}
+
+// Pattern is the route pattern a request matched (its table path), for a
+// handler's own metrics; "" outside a router built by New.
+func Pattern(r *http.Request) string {
+	if rc := chi.RouteContext(r.Context()); rc != nil {
+		return rc.RoutePattern()
+	}
+	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
@@ -28,7 +29,7 @@ func newRouter(logs io.Writer, reg *prometheus.Registry) http.Handler {
 		{Method: http.MethodGet, Pattern: "/a/panic", Handler: func(http.ResponseWriter, *http.Request) {
 			panic("the cause")
 		}},
-	}, tel.Service("test-svc"))
+	}, nil, tel.Service("test-svc"))
 }
 
 func TestRouter(t *testing.T) {
@@ -84,7 +85,7 @@ func TestRouterPassesAbortHandler(t *testing.T) {
 	t.Parallel()
 	h := routes.New([]routes.Route{{Method: http.MethodGet, Pattern: "/abort", Handler: func(http.ResponseWriter, *http.Request) {
 		panic(http.ErrAbortHandler)
-	}}}, nil)
+	}}}, nil, nil)
 	defer func() {
 		if v := recover(); v != http.ErrAbortHandler {
 			t.Fatalf("recovered %v, want http.ErrAbortHandler", v)
@@ -105,7 +106,7 @@ func TestNewRejectsBadTables(t *testing.T) {
 					t.Errorf("%s: New did not panic", name)
 				}
 			}()
-			routes.New(table, nil)
+			routes.New(table, nil, nil)
 		}()
 	}
 }
@@ -203,4 +204,51 @@ func seriesCount(t *testing.T, reg *prometheus.Registry) int {
 		n += len(mf.GetMetric())
 	}
 	return n
+}
+
+// A route with a planted defect serves the variant its switch picks, once,
+// and exports the choice.
+func TestVariantChosenAtBuild(t *testing.T) {
+	t.Parallel()
+	say := func(text string) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) { respond.JSON(w, http.StatusOK, []byte(text)) }
+	}
+	table := []routes.Route{
+		{Method: http.MethodGet, Pattern: "/a", Defect: "X-01", Planted: say(`"planted"`), Conformant: say(`"conformant"`)},
+		{Method: http.MethodGet, Pattern: "/b", Defect: "X-02", Planted: say(`"planted"`), Conformant: say(`"conformant"`)},
+	}
+	asked := map[string]int{}
+	reg := prometheus.NewRegistry()
+	tel := &observe.Telemetry{Registry: reg, Writer: io.Discard}
+	h := routes.New(table, func(d string) bool { asked[d]++; return d == "X-01" }, tel.Service("t"))
+	for path, want := range map[string]string{"/a": `"planted"`, "/b": `"conformant"`} {
+		for range 3 {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			if rec.Body.String() != want {
+				t.Errorf("%s: %s, want %s", path, rec.Body, want)
+			}
+		}
+	}
+	if asked["X-01"] != 1 || asked["X-02"] != 1 {
+		t.Errorf("the switch was asked %v times; want once per route, at build", asked)
+	}
+	want := "\n# HELP showcase_defect_active Whether a planted defect is active (1) or switched off with DEFECTS (0).\n# TYPE showcase_defect_active gauge\n" +
+		"showcase_defect_active{defect=\"X-01\",service=\"t\"} 1\nshowcase_defect_active{defect=\"X-02\",service=\"t\"} 0\n"
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "showcase_defect_active"); err != nil {
+		t.Error(err)
+	}
+	for name, bad := range map[string]routes.Route{
+		"no conformant variant": {Method: http.MethodGet, Pattern: "/c", Defect: "X-03", Planted: say(`1`)},
+		"a handler as well":     {Method: http.MethodGet, Pattern: "/c", Defect: "X-03", Planted: say(`1`), Conformant: say(`1`), Handler: say(`1`)},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			routes.New([]routes.Route{bad}, nil, nil)
+		}()
+	}
 }

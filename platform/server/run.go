@@ -14,25 +14,26 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/defectshowcase/showcase/platform/observe"
 )
 
-// Program describes one binary: its name, its default addresses and how to
-// build what it serves.
+// Program describes one binary: its name, its default addresses, its own
+// settings and how to build what it serves from them.
 type Program struct {
 	Name             string
 	DefaultAddr      string
 	DefaultAdminAddr string
-	Build            func(Deps) (Built, error)
+	// Configure declares the program's own settings on s and returns what
+	// builds the program once they are parsed. Nothing may be opened here.
+	Configure func(s *Settings) Builder
 }
 
-// Deps is what a program builds from.
-type Deps struct {
-	Env       *Env
-	Telemetry *observe.Telemetry // the process's one registry and log output
-}
+// Builder builds a program on the process's telemetry (one registry and
+// log output).
+type Builder func(tel *observe.Telemetry) (Built, error)
 
 // Built is what a program serves.
 type Built struct {
@@ -54,95 +55,109 @@ type Readier interface {
 	Ready(ctx context.Context) error
 }
 
-// ServiceProgram is the Program of a binary that serves one Service; a
-// service with a Ready method has it checked by /readyz.
-func ServiceProgram(name, defaultAddr, defaultAdminAddr string, build func(Deps) (Service, error)) Program {
-	return Program{
-		Name:             name,
-		DefaultAddr:      defaultAddr,
-		DefaultAdminAddr: defaultAdminAddr,
-		Build: func(d Deps) (Built, error) {
-			svc, err := build(d)
-			if err != nil {
-				return Built{}, err
-			}
-			b := Built{Handler: svc.Handler(), Close: svc.Close}
-			if r, ok := svc.(Readier); ok {
-				b.Ready = r.Ready
-			}
-			return b, nil
-		},
+// ServiceBuilt is what a binary serving one Service serves; a service with
+// a Ready method has it checked by /readyz.
+func ServiceBuilt(svc Service, err error) (Built, error) {
+	if err != nil {
+		return Built{}, err
 	}
+	b := Built{Handler: svc.Handler(), Close: svc.Close}
+	if r, ok := svc.(Readier); ok {
+		b.Ready = r.Ready
+	}
+	return b, nil
 }
 
-// Config is what every binary reads before building its service.
+// Config is what every binary reads besides its own settings.
 type Config struct {
 	Addr            string
 	AdminAddr       string
 	ShutdownTimeout time.Duration
 	Limits          Limits
-	Profiling       bool // PPROF=1: Go's profiles on the admin listener
+	Profiling       bool // Go's profiles on the admin listener
+	LogText         bool // logs as text rather than JSON
+	LogLevel        slog.Level
 }
 
-// ParseConfig reads the common settings: flags win over the environment,
-// which wins over the defaults.
-func ParseConfig(p Program, args []string, env *Env) (Config, error) {
-	cfg := Config{
-		Addr:            env.String("ADDR", p.DefaultAddr),
-		AdminAddr:       env.String("ADMIN_ADDR", p.DefaultAdminAddr),
-		ShutdownTimeout: env.Duration("SHUTDOWN_TIMEOUT", 15*time.Second),
-		Profiling:       env.String("PPROF", "") == "1",
-		Limits: Limits{
-			ReadHeaderTimeout: env.Duration("READ_HEADER_TIMEOUT", DefaultLimits.ReadHeaderTimeout),
-			ReadTimeout:       env.Duration("READ_TIMEOUT", DefaultLimits.ReadTimeout),
-			WriteTimeout:      env.Duration("WRITE_TIMEOUT", DefaultLimits.WriteTimeout),
-			IdleTimeout:       env.Duration("IDLE_TIMEOUT", DefaultLimits.IdleTimeout),
-			MaxHeaderBytes:    env.Int("MAX_HEADER_BYTES", DefaultLimits.MaxHeaderBytes, 8<<10, 1<<20),
-		},
-	}
-	fs := flag.NewFlagSet(p.Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "API listen address (env ADDR)")
-	fs.StringVar(&cfg.AdminAddr, "admin-addr", cfg.AdminAddr, "admin listen address: /metrics, /healthz, /readyz (env ADMIN_ADDR)")
-	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", cfg.ShutdownTimeout, "grace period for in-flight requests (env SHUTDOWN_TIMEOUT)")
-	fs.Func("defects", "which planted defects are active: all, none, or a list of IDs and categories (env DEFECTS)", func(v string) error {
-		env.Override("DEFECTS", v)
-		return nil
+// Loaded is a program whose settings are parsed: ready to build.
+type Loaded struct {
+	Config   Config
+	Settings *Settings
+	Build    Builder
+}
+
+// Load declares every setting of p, the common ones and p's own, and parses
+// them from args and getenv. A bad value is a *UsageError; -h is
+// flag.ErrHelp (Settings can then print the usage). Nothing is opened.
+func Load(p Program, args []string, getenv func(string) string) (*Loaded, error) {
+	s := NewSettings(p.Name, getenv)
+	var cfg Config
+	s.Addr(&cfg.Addr, "addr", "ADDR", p.DefaultAddr, "API listen address")
+	s.Addr(&cfg.AdminAddr, "admin-addr", "ADMIN_ADDR", p.DefaultAdminAddr, "admin listen address: /metrics, /healthz, /readyz")
+	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", 15*time.Second, "grace period for in-flight requests after SIGTERM")
+	s.Duration(&cfg.Limits.ReadHeaderTimeout, "read-header-timeout", "READ_HEADER_TIMEOUT", DefaultLimits.ReadHeaderTimeout, "a client must send its headers within this (slowloris)")
+	s.Duration(&cfg.Limits.ReadTimeout, "read-timeout", "READ_TIMEOUT", DefaultLimits.ReadTimeout, "... and its whole request, body included")
+	s.Duration(&cfg.Limits.WriteTimeout, "write-timeout", "WRITE_TIMEOUT", DefaultLimits.WriteTimeout, "room for the slowest legitimate answer")
+	s.Duration(&cfg.Limits.IdleTimeout, "idle-timeout", "IDLE_TIMEOUT", DefaultLimits.IdleTimeout, "an idle keep-alive connection is closed after this")
+	s.Int(&cfg.Limits.MaxHeaderBytes, "max-header-bytes", "MAX_HEADER_BYTES", DefaultLimits.MaxHeaderBytes, 8<<10, 1<<20, "request line and headers; beyond it, 431")
+	s.Func("log-format", "LOG_FORMAT", "json", "json, or text for local reading", func(v string) error {
+		switch v {
+		case "json", "text":
+			cfg.LogText = v == "text"
+			return nil
+		}
+		return errors.New("want json or text")
+	}, func() string {
+		if cfg.LogText {
+			return "text"
+		}
+		return "json"
 	})
-	if err := fs.Parse(args); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", p.Name, err)
+	s.Text(&cfg.LogLevel, "log-level", "LOG_LEVEL", "debug, info, warn or error")
+	s.Bool(&cfg.Profiling, "pprof", "PPROF", false, "serve Go's profiles under /debug/pprof/ on the admin listener")
+	l := &Loaded{Settings: s}
+	if p.Configure != nil {
+		l.Build = p.Configure(s)
 	}
-	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("%s: unexpected argument %q", p.Name, fs.Arg(0))
-	}
-	if err := env.Err(); err != nil {
-		return Config{}, fmt.Errorf("%s: %w", p.Name, err)
+	if err := s.Parse(args); err != nil {
+		return l, err
 	}
 	if _, port, _ := net.SplitHostPort(cfg.Addr); cfg.Addr == cfg.AdminAddr && port != "0" {
-		return Config{}, fmt.Errorf("%s: the API and admin addresses are both %s; the admin endpoints never share the API port", p.Name, cfg.Addr)
+		return l, &UsageError{fmt.Errorf("%s: the API and admin addresses are both %s; the admin endpoints never share the API port", p.Name, cfg.Addr)}
 	}
-	return cfg, nil
+	l.Config = cfg
+	return l, nil
 }
 
-// Run builds p, serves its API and admin listeners until ctx ends, and
-// shuts down gracefully: /readyz turns 503, the API listener stops
+// Telemetry returns the process's telemetry as configured: a new registry,
+// and logs on w.
+func (l *Loaded) Telemetry(w io.Writer) (*observe.Telemetry, *prometheus.Registry) {
+	reg := prometheus.NewRegistry()
+	return &observe.Telemetry{Registry: reg, Writer: w, JSON: !l.Config.LogText, Level: l.Config.LogLevel}, reg
+}
+
+// Run loads p's settings (with -h it writes the usage to stdout and returns
+// flag.ErrHelp), builds p, serves its API and admin listeners until ctx
+// ends, and shuts down gracefully: /readyz turns 503, the API listener stops
 // accepting and drains, then the admin listener closes. The "listening"
 // log line names the bound addresses.
 func Run(ctx context.Context, p Program, args []string, getenv func(string) string, stdout io.Writer) error {
-	env := NewEnv(getenv)
-	tel, reg := env.Telemetry(stdout)
-	logger := tel.Service(p.Name).Logger
-	cfg, err := ParseConfig(p, args, env)
+	l, err := Load(p, args, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		l.Settings.Usage(stdout)
+		return err
+	}
 	if err != nil {
 		return err
 	}
+	cfg := l.Config
+	tel, reg := l.Telemetry(stdout)
+	logger := tel.Service(p.Name).Logger
+	logger.Info("config", l.Settings.LogAttrs()...)
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	built, err := p.Build(Deps{Env: env, Telemetry: tel})
+	built, err := l.Build(tel)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.Name, err)
-	}
-	if err := env.Err(); err != nil {
-		return fmt.Errorf("%s: %w", p.Name, errors.Join(err, callClose(built.Close)))
 	}
 	defer func() {
 		if err := callClose(built.Close); err != nil {
@@ -199,11 +214,11 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 // Healthcheck asks /readyz on the admin address the process was given
 // (ADMIN_ADDR, or p's default) over loopback.
 func Healthcheck(p Program, getenv func(string) string) error {
-	addr := NewEnv(getenv).String("ADMIN_ADDR", p.DefaultAdminAddr)
-	host, port, err := net.SplitHostPort(addr)
+	l, err := Load(p, nil, getenv)
 	if err != nil {
-		return fmt.Errorf("healthcheck: ADMIN_ADDR=%q: %w", addr, err)
+		return fmt.Errorf("healthcheck: %w", err)
 	}
+	host, port, _ := net.SplitHostPort(l.Config.AdminAddr)
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
@@ -227,8 +242,9 @@ func callClose(f func() error) error {
 	return f()
 }
 
-// Main is the whole of a cmd's main: it runs p until SIGINT or SIGTERM and
-// exits non-zero on error. `<binary> healthcheck` instead asks the running
+// Main is the whole of a cmd's main: it runs p until SIGINT or SIGTERM.
+// It exits 0 after -h, 2 on a bad command line or setting (nothing opened),
+// 1 on any other error. `<binary> healthcheck` instead asks the running
 // process's /readyz and exits 0 when it is ready (images have no curl).
 func Main(p Program) {
 	if len(os.Args) == 2 && os.Args[1] == "healthcheck" {
@@ -240,9 +256,31 @@ func Main(p Program) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := Run(ctx, p, os.Args[1:], os.Getenv, os.Stdout); err != nil {
+	err := Run(ctx, p, os.Args[1:], os.Getenv, os.Stdout)
+	var usage *UsageError
+	switch {
+	case err == nil:
+	case errors.Is(err, flag.ErrHelp):
+		stop()
+		os.Exit(0)
+	case errors.As(err, &usage):
+		fmt.Fprintf(os.Stderr, "%v\n(%s -h lists every setting)\n", err, p.Name)
+		stop()
+		os.Exit(2)
+	default:
 		fmt.Fprintln(os.Stderr, err)
 		stop()
 		os.Exit(1)
 	}
+}
+
+// Build loads p's settings from getenv alone and builds p on tel: a program
+// as its binary would serve it, for tests and tools that serve it
+// themselves.
+func Build(p Program, getenv func(string) string, tel *observe.Telemetry) (Built, error) {
+	l, err := Load(p, nil, getenv)
+	if err != nil {
+		return Built{}, err
+	}
+	return l.Build(tel)
 }

@@ -6,8 +6,4 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-func main() {
-	server.Main(server.ServiceProgram("conformance-svc", conformancesvc.DefaultAddr, conformancesvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
-		return conformancesvc.New(conformancesvc.ConfigFromEnv(d))
-	}))
-}
+func main() { server.Main(conformancesvc.Program()) }

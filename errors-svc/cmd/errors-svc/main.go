@@ -6,8 +6,4 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-func main() {
-	server.Main(server.ServiceProgram("errors-svc", errorssvc.DefaultAddr, errorssvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
-		return errorssvc.New(errorssvc.ConfigFromEnv(d))
-	}))
-}
+func main() { server.Main(errorssvc.Program()) }

@@ -7,6 +7,4 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-func main() {
-	server.Main(server.Program{Name: "gateway", DefaultAddr: gateway.DefaultAddr, DefaultAdminAddr: gateway.DefaultAdminAddr, Build: gateway.Assemble})
-}
+func main() { server.Main(gateway.Program()) }

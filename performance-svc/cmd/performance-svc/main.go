@@ -6,8 +6,4 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-func main() {
-	server.Main(server.ServiceProgram("performance-svc", performancesvc.DefaultAddr, performancesvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
-		return performancesvc.New(performancesvc.ConfigFromEnv(d))
-	}))
-}
+func main() { server.Main(performancesvc.Program()) }

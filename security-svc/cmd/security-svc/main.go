@@ -6,8 +6,4 @@ import (
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 )
 
-func main() {
-	server.Main(server.ServiceProgram("security-svc", securitysvc.DefaultAddr, securitysvc.DefaultAdminAddr, func(d server.Deps) (server.Service, error) {
-		return securitysvc.New(securitysvc.ConfigFromEnv(d))
-	}))
-}
+func main() { server.Main(securitysvc.Program()) }

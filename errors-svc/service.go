@@ -1,0 +1,103 @@
+// Package errorssvc serves the internal-server-errors category: endpoints 2,
+// 3 and 4, each of which ends some valid-looking requests in a server error.
+package errorssvc
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/platform/observe"
+	"github.com/defectshowcase/showcase/platform/reqparse"
+	"github.com/defectshowcase/showcase/platform/routes"
+	"github.com/defectshowcase/showcase/platform/server"
+)
+
+// Config configures the service.
+type Config struct {
+	Telemetry *observe.Telemetry // nil: discarded
+	// SQLitePath is the database file of endpoint 3; empty means in memory.
+	SQLitePath string
+	// MaxRows caps the stored rows; the oldest are pruned beyond it.
+	MaxRows int
+	// MaxBodyBytes bounds a request body; larger ones get 413.
+	MaxBodyBytes int
+	Defects      catalogue.Set // the zero value: every defect active
+}
+
+// Defaults of the settings.
+const (
+	DefaultMaxRows = 10000
+)
+
+// Register declares the service's own settings (SQLITE_PATH,
+// SQLITE_MAX_ROWS, MAX_BODY_BYTES), which fill cfg when s is parsed.
+func (cfg *Config) Register(s *server.Settings) {
+	s.Optional(&cfg.SQLitePath, "sqlite-path", "SQLITE_PATH", "(in memory)", "database file of endpoint 3")
+	s.Int(&cfg.MaxRows, "sqlite-max-rows", "SQLITE_MAX_ROWS", DefaultMaxRows, 1, 1_000_000_000, "rows kept; the oldest are pruned beyond it")
+	s.Int(&cfg.MaxBodyBytes, "max-body-bytes", "MAX_BODY_BYTES", reqparse.DefaultMaxBodyBytes, 1024, 1<<30, "request body limit (larger bodies get 413)")
+}
+
+// Program is the standalone binary.
+func Program() server.Program {
+	return server.Program{Name: "errors-svc", DefaultAddr: ":8082", DefaultAdminAddr: ":9092", Configure: func(s *server.Settings) server.Builder {
+		var cfg Config
+		s.Text(&cfg.Defects, "defects", "DEFECTS", catalogue.SettingUsage)
+		cfg.Register(s)
+		return func(tel *observe.Telemetry) (server.Built, error) {
+			cfg.Telemetry = tel
+			return server.ServiceBuilt(New(cfg))
+		}
+	}}
+}
+
+// Service is the internal-server-errors category's router and its storage.
+type Service struct {
+	handler http.Handler
+	store   *recordStore
+	maxBody int64
+}
+
+// New opens the store and builds the routes.
+func New(cfg Config) (*Service, error) {
+	if cfg.MaxRows <= 0 {
+		cfg.MaxRows = DefaultMaxRows
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = reqparse.DefaultMaxBodyBytes
+	}
+	st, err := openStore(cfg.SQLitePath, cfg.MaxRows)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{store: st, maxBody: int64(cfg.MaxBodyBytes)}
+	s.handler = routes.New([]routes.Route{
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-input-type-handling", Defect: "ERR-01", Planted: s.luhnOfAnything, Conformant: s.luhnOfDigits},
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/exceeding-column-size", Defect: "ERR-02", Planted: s.storeInNarrowColumn, Conformant: s.storeText},
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-unicode-encoding", Defect: "ERR-03", Planted: s.encodeToASCII, Conformant: s.acceptAnyText},
+	}, cfg.Defects.Switch, cfg.Telemetry.Service("errors-svc"))
+	return s, nil
+}
+
+// Handler serves the category's routes under their full paths.
+func (s *Service) Handler() http.Handler { return s.handler }
+
+// Close closes the database.
+func (s *Service) Close() error { return s.store.close() }
+
+// Ready reports whether the database answers.
+func (s *Service) Ready(ctx context.Context) error { return s.store.db.PingContext(ctx) }
+
+// StoredRows counts the rows endpoint 3 holds now, in either table.
+func (s *Service) StoredRows(ctx context.Context) (int64, error) {
+	a, err := s.store.count(ctx, records)
+	if err != nil {
+		return 0, err
+	}
+	b, err := s.store.count(ctx, texts)
+	return a + b, err
+}
+
+// storeTimeout bounds one insert, queueing for the single connection included.
+const storeTimeout = 30 * time.Second
