@@ -4,8 +4,6 @@ go 1.26.8
 
 require github.com/defectshowcase/showcase/platform v0.0.0
 
-require gopkg.in/yaml.v3 v3.0.1 // indirect
-
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

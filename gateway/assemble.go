@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/contract"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	performancesvc "github.com/defectshowcase/showcase/performance-svc"
@@ -140,11 +141,11 @@ func (u *upstreamSetting) timeoutText(def time.Duration) string {
 // proxied, every other one is served in-process on the same telemetry. The
 // result's Close releases the in-process services.
 func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duration, ups map[string]*upstreamSetting, svcs map[string]embeddable) (server.Built, error) {
-	declared, err := catalogue.Declared()
+	declared, err := contract.Declared()
 	if err != nil {
 		return server.Built{}, err
 	}
-	contract, err := declared.For(active)
+	served, err := declared.For(active)
 	if err != nil {
 		return server.Built{}, err
 	}
@@ -183,7 +184,7 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duratio
 		handlers[c.Name] = inProcess{svc}
 		in.Logger.Info("category in-process", categoryAttr(c.Name))
 	}
-	g, err := New(handlers, contract, active, in)
+	g, err := New(handlers, served, active, in)
 	if err != nil {
 		return server.Built{}, errors.Join(err, closeAll())
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/contract"
 	"github.com/defectshowcase/showcase/gateway/web"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
@@ -43,7 +44,7 @@ type Handler interface {
 // Gateway routes requests by the catalogue's category prefixes.
 type Gateway struct {
 	rows     []row
-	contract *catalogue.Contract
+	contract *contract.Contract
 	site     *web.Site
 	own      http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
 }
@@ -57,12 +58,12 @@ type row struct {
 // New builds the gateway from one handler per category name. in measures
 // and logs what the gateway answers itself; each category's handler measures
 // its own requests, so nothing is counted twice.
-func New(handlers map[string]Handler, contract *catalogue.Contract, active catalogue.Set, in *observe.Instruments) (*Gateway, error) {
+func New(handlers map[string]Handler, served *contract.Contract, active catalogue.Set, in *observe.Instruments) (*Gateway, error) {
 	site, err := web.New(active)
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
-	g := &Gateway{contract: contract, site: site}
+	g := &Gateway{contract: served, site: site}
 	for _, c := range catalogue.Categories {
 		h, ok := handlers[c.Name]
 		if !ok {

@@ -1,4 +1,8 @@
-package catalogue
+// Package contract is the declared contract, openapi.yaml, in both of its
+// served forms, and the contract corrected for the defects switched off
+// (corrections.yaml, beside the catalogue it completes). Only the gateway
+// serves a contract; the services do not import this.
+package contract
 
 import (
 	"bytes"

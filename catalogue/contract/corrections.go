@@ -1,4 +1,4 @@
-package catalogue
+package contract
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/defectshowcase/showcase/catalogue"
 )
 
 // correctionsYAML lists, per defect, the changes to the declared contract
@@ -25,18 +27,18 @@ type change struct {
 
 // corrections reads the overlay; every defect of the catalogue must have an
 // entry, even an empty one, so none is forgotten.
-func corrections() (map[ID][]change, error) {
-	var byID map[ID][]change
+func corrections() (map[catalogue.ID][]change, error) {
+	var byID map[catalogue.ID][]change
 	if err := yaml.Unmarshal(correctionsYAML, &byID); err != nil {
 		return nil, fmt.Errorf("corrections.yaml: %w", err)
 	}
-	for _, d := range Defects {
+	for _, d := range catalogue.Defects {
 		if _, ok := byID[d.ID]; !ok {
 			return nil, fmt.Errorf("corrections.yaml: no entry for %s", d.ID)
 		}
 	}
-	if len(byID) != len(Defects) {
-		return nil, fmt.Errorf("corrections.yaml: %d entries for %d defects", len(byID), len(Defects))
+	if len(byID) != len(catalogue.Defects) {
+		return nil, fmt.Errorf("corrections.yaml: %d entries for %d defects", len(byID), len(catalogue.Defects))
 	}
 	return byID, nil
 }
@@ -44,7 +46,7 @@ func corrections() (map[ID][]change, error) {
 // For is the contract to serve with the given defects active: the declared
 // one when all are, else the declared one with the corrections of every
 // defect switched off.
-func (c *Contract) For(set Set) (*Contract, error) {
+func (c *Contract) For(set catalogue.Set) (*Contract, error) {
 	if set.IsAll() {
 		return c, nil
 	}
@@ -56,7 +58,7 @@ func (c *Contract) For(set Set) (*Contract, error) {
 	if err := yaml.Unmarshal(c.YAML, &doc); err != nil {
 		return nil, err
 	}
-	for _, d := range Defects {
+	for _, d := range catalogue.Defects {
 		if set.Active(d.ID) {
 			continue
 		}
