@@ -85,8 +85,14 @@ type Defect struct {
 	Symptom  string // what goes wrong, in a sentence or two
 	// Triggers are concrete requests that show it, the first the simplest.
 	Triggers []Trigger
-	Classes  []Class // the classes of check that detect it, the first the primary one
-	CWE      int     // the Common Weakness Enumeration entry that fits; 0 when none does
+	// Classes are the classes of check that detect it: a tool whose check
+	// of one of them fails on the defect's endpoint has found it.
+	Classes []Class
+	// Faces are further findings that are the same defect seen from
+	// another side (a request without the required key accepted is SEC-01,
+	// not a second defect): credited to it, never counted as unplanted.
+	Faces []Class
+	CWE   int // the Common Weakness Enumeration entry that fits; 0 when none does
 	// Off is what the endpoint does with the defect switched off.
 	Off string
 	// Correction says what the served contract gains when the defect is
@@ -133,7 +139,7 @@ var Defects = []Defect{
 	{ID: SEC01, Endpoint: 1, Title: "Unauthenticated access",
 		Symptom:  "The contract requires an `X-API-Key` and promises 401 without one; no credential is checked, and anybody gets the sensitive data.",
 		Triggers: []Trigger{{Status: 200, Shows: "200 with the data, and no key was sent", OffStatus: 401, OffShows: "401: without the key there is no data"}},
-		Classes:  []Class{AuthBypass}, CWE: 306,
+		Classes:  []Class{AuthBypass}, Faces: []Class{AcceptedInvalid}, CWE: 306,
 		Off:        "demands `X-API-Key: $API_KEY` (default `showcase-demo-key`) and answers `401 {\"error\":\"Unauthorized access\"}` without it",
 		Correction: "the global requirement naming the undefined `api_key` scheme is removed"},
 	{ID: ERR01, Endpoint: 2, Title: "Improper input type handling",
@@ -142,13 +148,13 @@ var Defects = []Defect{
 			{Body: `{"number":"4111-1111"}`, Status: 500, Shows: "500: the dash crashed the Luhn check", OffStatus: 400, OffShows: "400: the dash is rejected as invalid input"},
 			{Body: `{"number":true}`, Status: 500, Shows: "500: a boolean is read as the text True", OffStatus: 400, OffShows: "400: number must be a string"},
 		},
-		Classes: []Class{ServerError, AcceptedInvalid}, CWE: 20,
+		Classes: []Class{ServerError}, Faces: []Class{AcceptedInvalid}, CWE: 20,
 		Off:        "accepts exactly the ASCII digit strings the pattern allows (the empty one included); rejects a `number` that is not a string, or holds any other character (digits of other scripts too), with `400 {\"success\":false,\"error\":…}`; accepts only `application/json` (`415`)",
 		Correction: "`pattern: ^[0-9]*$` on `number`: the description's \"digits only\" as a rule"},
 	{ID: ERR02, Endpoint: 3, Title: "Exceeding column size",
 		Symptom:  "The contract accepts text up to 255 characters; the SQLite column holds 15 (`VARCHAR(16)` with `CHECK (length(text) < 16)`), so a 16-character text ends in a 500 that carries the database's error.",
 		Triggers: []Trigger{{Body: `{"text":"sixteen chars!!!"}`, Status: 500, Shows: "500 with the database's error text", OffStatus: 200, OffShows: "200: 16 characters are stored, as 255 are promised"}},
-		Classes:  []Class{ServerError, AcceptedInvalid}, CWE: 209,
+		Classes:  []Class{ServerError}, Faces: []Class{AcceptedInvalid}, CWE: 209,
 		Off:        "stores text up to 255 characters; rejects longer text, a non-string `text` and any other property with `400`; only `application/json`",
 		Correction: "`maxLength: 255` on `text`"},
 	{ID: ERR03, Endpoint: 4, Title: "Improper Unicode encoding",
@@ -187,7 +193,7 @@ var Defects = []Defect{
 			{Query: "?limit=5000", Status: 200, Shows: "200 after a full second, limit 5000 accepted", OffStatus: 400, OffShows: "400: 5000 is above the maximum, and no delay"},
 			{Status: 200, Shows: "200 with 1000 items after a full second", OffStatus: 200, OffShows: "200 with 1000 items at once"},
 		},
-		Classes: []Class{SlowResponse, AcceptedInvalid}, CWE: 770,
+		Classes: []Class{SlowResponse}, Faces: []Class{AcceptedInvalid}, CWE: 770,
 		Off:        "answers at once; `limit` is optional (1000) and otherwise an integer from 1 to 1000, else `400`",
 		Correction: "`limit` is no longer `required` (it has a default)"},
 	{ID: PERF02, Endpoint: 10, Title: "Inefficient algorithm",
@@ -196,7 +202,7 @@ var Defects = []Defect{
 			{Query: "?n=30000&searchTerm=55", Status: 200, Shows: "200 with foundAt [10], after a wait that grows with n", OffStatus: 200, OffShows: "200 with foundAt [10], at once"},
 			{Query: "?n=100000&searchTerm=1", Status: 200, Shows: "200 after 1.2 s with a core busy throughout", OffStatus: 200, OffShows: "200 at once"},
 		},
-		Classes: []Class{SlowResponse, AcceptedInvalid}, CWE: 407,
+		Classes: []Class{SlowResponse}, Faces: []Class{AcceptedInvalid}, CWE: 407,
 		Off:        "finds the indices by the closed form (about 1 ms at any `n`); `n` outside 1..100000, a negative `searchTerm` or a non-integer is `400`; the sequence is exactly the first `n` numbers",
 		Correction: "the 400 no longer says \"n should be at most 30\""},
 }

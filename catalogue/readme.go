@@ -31,12 +31,20 @@ func DefectTable() string {
 		for _, cl := range d.Classes {
 			classes = append(classes, "`"+string(cl)+"`")
 		}
+		detected := strings.Join(classes, ", ")
+		if len(d.Faces) > 0 {
+			var faces []string
+			for _, cl := range d.Faces {
+				faces = append(faces, "`"+string(cl)+"`")
+			}
+			detected += "; also shows as " + strings.Join(faces, ", ")
+		}
 		cwe := "—"
 		if d.CWE != 0 {
 			cwe = fmt.Sprintf("[CWE-%d](https://cwe.mitre.org/data/definitions/%d.html)", d.CWE, d.CWE)
 		}
 		fmt.Fprintf(&b, "| %d | `%s %s` | %s | %s | %s | %s | %s | %s |\n", e.N, e.Method, e.Path, strings.ToLower(c.Title), d.ID,
-			cell(d.Symptom), cell(strings.Join(triggers, "; ")), strings.Join(classes, ", "), cwe)
+			cell(d.Symptom), cell(strings.Join(triggers, "; ")), detected, cwe)
 	}
 	return b.String()
 }

@@ -192,33 +192,15 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duratio
 		Admin: map[string]http.Handler{PathDefects: defectsReport(active)}}, nil
 }
 
-// PathDefects is the admin endpoint that reports which defects are active.
+// PathDefects is the admin endpoint that serves the ground truth: every
+// planted defect, how it shows, what detects it, and whether it is active.
 const PathDefects = "/defects"
 
-// defectsReport answers {"setting": ..., "active": [...], "off": [...],
-// "defects": [{"id", "category", "endpoint", "active"}, ...]}.
+// defectsReport answers the catalogue's ground truth for the instance's
+// setting, rendered once.
 func defectsReport(active catalogue.Set) http.Handler {
-	type row struct {
-		ID       catalogue.ID `json:"id"`
-		Category string       `json:"category"`
-		Endpoint string       `json:"endpoint"`
-		Active   bool         `json:"active"`
-	}
-	report := struct {
-		Setting string         `json:"setting"`
-		Active  []catalogue.ID `json:"active"`
-		Off     []catalogue.ID `json:"off"`
-		Defects []row          `json:"defects"`
-	}{Setting: active.String(), Active: active.ActiveIDs(), Off: []catalogue.ID{}}
-	for _, d := range catalogue.Defects {
-		on := active.Active(d.ID)
-		ep := catalogue.EndpointOf(d.ID)
-		report.Defects = append(report.Defects, row{d.ID, ep.Category, ep.Path, on})
-		if !on {
-			report.Off = append(report.Off, d.ID)
-		}
-	}
+	truth := catalogue.GroundTruth(active)
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		respond.Value(w, http.StatusOK, report)
+		respond.Value(w, http.StatusOK, truth)
 	})
 }

@@ -3,9 +3,12 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,5 +163,58 @@ func TestReadmeListsEverySetting(t *testing.T) {
 				t.Errorf("%s: the README's configuration table has no row %s", p.Name, row)
 			}
 		}
+	}
+}
+
+// The admin port serves the ground truth: the catalogue's, with this
+// instance's setting, every trigger a request a tool can send.
+func TestGroundTruthServed(t *testing.T) {
+	t.Parallel()
+	for _, active := range []catalogue.Set{catalogue.All(), catalogue.All().Without(catalogue.CONF04)} {
+		built, err := server.Build(gateway.Program(), func(k string) string { return map[string]string{"DEFECTS": active.String()}[k] }, observe.Discard())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = built.Close() })
+		rec := httptest.NewRecorder()
+		built.Admin[gateway.PathDefects].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathDefects, nil))
+		var got catalogue.Truth
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("%d %s: %v", rec.Code, rec.Header().Get("Content-Type"), err)
+		}
+		if got.Version != catalogue.Version || got.Setting != active.String() || len(got.Defects) != len(catalogue.Defects) {
+			t.Fatalf("version %d, setting %q, %d defects", got.Version, got.Setting, len(got.Defects))
+		}
+		for i, d := range got.Defects {
+			want := catalogue.Defects[i]
+			ep := catalogue.EndpointOf(want.ID)
+			if d.ID != want.ID || d.Operation != (catalogue.Operation{Method: ep.Method, Path: ep.Path}) || d.Active != active.Active(want.ID) ||
+				len(d.Triggers) != len(want.Triggers) || !slices.Equal(d.DetectedBy, want.Classes) || d.Symptom != want.Symptom {
+				t.Errorf("%s: %+v", want.ID, d)
+			}
+			if (d.CWE == nil) != (want.CWE == 0) {
+				t.Errorf("%s: cwe %v, want %d (null for none)", want.ID, d.CWE, want.CWE)
+			}
+			for _, tr := range d.Triggers {
+				if tr.Method != ep.Method || !strings.HasPrefix(tr.Target, ep.Path) || (tr.Body != "") != (tr.ContentType == "application/json") {
+					t.Errorf("%s: trigger %+v", want.ID, tr)
+				}
+			}
+		}
+		if want := active.IsAll(); (len(got.Off) == 0) != want {
+			t.Errorf("off %v with %s", got.Off, active)
+		}
+	}
+	var raw map[string]any
+	rec := httptest.NewRecorder()
+	built, _ := server.Build(gateway.Program(), func(string) string { return "" }, observe.Discard())
+	defer built.Close()
+	built.Admin[gateway.PathDefects].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathDefects, nil))
+	if err := json.Unmarshal(rec.Body.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	conf01 := raw["defects"].([]any)[4].(map[string]any)
+	if conf01["cwe"] != nil || conf01["id"] != "CONF-01" {
+		t.Errorf("CONF-01 fits no CWE, so cwe must be null: %v", conf01["cwe"])
 	}
 }

@@ -1,0 +1,84 @@
+package catalogue
+
+// Version is the version of the ground truth: its format and its facts. It
+// grows whenever either changes, so a scorer can tell which catalogue a
+// report is to be judged against.
+const Version = 1
+
+// Truth is the ground truth of one instance: every planted defect, where it
+// is, how it shows, what detects it, and whether this instance has it
+// active. The gateway serves it as JSON on the admin port (/defects).
+type Truth struct {
+	Version int          `json:"version"`
+	Setting string       `json:"setting"` // DEFECTS as the instance read it: all, none or a list
+	Active  []ID         `json:"active"`
+	Off     []ID         `json:"off"`
+	Defects []TruthEntry `json:"defects"`
+}
+
+// TruthEntry is one defect in the ground truth.
+type TruthEntry struct {
+	ID        ID        `json:"id"`
+	Category  string    `json:"category"`
+	Endpoint  string    `json:"endpoint"` // the operation's path
+	Operation Operation `json:"operation"`
+	Title     string    `json:"title"`
+	Symptom   string    `json:"symptom"`
+	Triggers  []Request `json:"triggers"`
+	// DetectedBy are the classes of check that detect it; Faces the
+	// further findings that are the same defect.
+	DetectedBy []Class `json:"detected_by"`
+	Faces      []Class `json:"faces"`
+	CWE        *int    `json:"cwe"` // null when no entry fits
+	Active     bool    `json:"active"`
+}
+
+// Operation is an operation of the contract.
+type Operation struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+}
+
+// Request is a trigger as a request to send and the answers it gets.
+type Request struct {
+	Method      string `json:"method"`
+	Target      string `json:"target"` // path and query
+	ContentType string `json:"content_type,omitempty"`
+	Body        string `json:"body,omitempty"`
+	Status      int    `json:"status"` // with the defect active
+	Shows       string `json:"shows"`
+	OffStatus   int    `json:"off_status"` // with it switched off
+	OffShows    string `json:"off_shows"`
+}
+
+// GroundTruth is the ground truth of an instance with the given defects
+// active.
+func GroundTruth(active Set) Truth {
+	t := Truth{Version: Version, Setting: active.String(), Active: active.ActiveIDs(), Off: []ID{}}
+	for _, d := range Defects {
+		e := EndpointOf(d.ID)
+		on := active.Active(d.ID)
+		if !on {
+			t.Off = append(t.Off, d.ID)
+		}
+		entry := TruthEntry{ID: d.ID, Category: e.Category, Endpoint: e.Path, Operation: Operation{e.Method, e.Path},
+			Title: d.Title, Symptom: d.Symptom, DetectedBy: d.Classes, Faces: d.Faces, Active: on}
+		if entry.Faces == nil {
+			entry.Faces = []Class{}
+		}
+		if d.CWE != 0 {
+			cwe := d.CWE
+			entry.CWE = &cwe
+		}
+		for _, tr := range d.Triggers {
+			r := Request{Method: e.Method, Target: d.Target(tr), Body: tr.Body,
+				Status: tr.Status, Shows: tr.Shows, OffStatus: tr.OffStatus, OffShows: tr.OffShows}
+			if tr.Body != "" {
+				r.ContentType = "application/json"
+			}
+			entry.Triggers = append(entry.Triggers, r)
+		}
+		t.Defects = append(t.Defects, entry)
+	}
+	return t
+}
