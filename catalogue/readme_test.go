@@ -3,6 +3,7 @@ package catalogue
 import (
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,7 +44,8 @@ func TestReadmeTables(t *testing.T) {
 }
 
 // Every defect is complete: an endpoint that names it back, a trigger, a
-// class of check, the sentences the README and the front page show.
+// class of check, the sentences the README and the front page show (what a
+// trigger shows starts with its status, which the collections rely on).
 func TestCatalogueIsComplete(t *testing.T) {
 	t.Parallel()
 	if len(Endpoints) != len(Defects) {
@@ -62,7 +64,8 @@ func TestCatalogueIsComplete(t *testing.T) {
 			t.Errorf("%s is incomplete", d.ID)
 		}
 		for _, tr := range d.Triggers {
-			if tr.Status == 0 || tr.OffStatus == 0 || tr.Shows == "" || tr.OffShows == "" || (tr.Body != "") != (e.Method == "POST") {
+			if tr.Status == 0 || tr.OffStatus == 0 || tr.Shows == "" || tr.OffShows == "" || (tr.Body != "") != (e.Method == "POST") ||
+				!strings.HasPrefix(tr.Shows, strconv.Itoa(tr.Status)) || !strings.HasPrefix(tr.OffShows, strconv.Itoa(tr.OffStatus)) {
 				t.Errorf("%s: trigger %+v is incomplete", d.ID, tr)
 			}
 		}

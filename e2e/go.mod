@@ -17,6 +17,8 @@ require (
 	sigs.k8s.io/kustomize/kyaml v0.21.2
 )
 
+require github.com/rbretecher/go-postman-collection v0.9.0 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect

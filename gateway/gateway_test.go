@@ -8,9 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	postman "github.com/rbretecher/go-postman-collection"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
@@ -216,5 +220,50 @@ func TestGroundTruthServed(t *testing.T) {
 	conf01 := raw["defects"].([]any)[4].(map[string]any)
 	if conf01["cwe"] != nil || conf01["id"] != "CONF-01" {
 		t.Errorf("CONF-01 fits no CWE, so cwe must be null: %v", conf01["cwe"])
+	}
+}
+
+// The Postman collections the instance serves, sent to an instance running
+// their variant, get the status each request's test script expects.
+func TestCollectionsAgainstTheService(t *testing.T) {
+	t.Parallel()
+	status := regexp.MustCompile(`have\.status\((\d+)\)`)
+	for variant, setting := range map[string]string{"defects-on": "all", "defects-off": "none"} {
+		ts := startEmbedded(t, map[string]string{"DEFECTS": setting})
+		r, err := suite.Do(context.Background(), ts.Client(), ts.URL, suite.Case{Target: web.CollectionsPrefix + "showcase-" + variant + ".postman_collection.json"})
+		if err != nil || r.Status != 200 {
+			t.Fatalf("%s: %v %d", variant, err, r.Status)
+		}
+		c, err := postman.ParseCollection(bytes.NewReader(r.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := 0
+		for _, folder := range c.Items {
+			for _, it := range folder.Items {
+				m := status.FindStringSubmatch(strings.Join(it.Events[0].Script.Exec, ""))
+				if m == nil {
+					t.Fatalf("%s: %s has no status test", variant, it.Name)
+				}
+				cs := suite.Case{Method: string(it.Request.Method), Target: strings.TrimPrefix(it.Request.URL.Raw, "{{baseUrl}}")}
+				if it.Request.Body != nil {
+					cs.ContentType, cs.Body = it.Request.Header[0].Value, it.Request.Body.Raw
+				}
+				t.Run(variant+"/"+it.Name, func(t *testing.T) {
+					t.Parallel()
+					got, err := suite.Do(context.Background(), ts.Client(), ts.URL, cs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if strconv.Itoa(got.Status) != m[1] {
+						t.Errorf("%s %s: %d, the collection expects %s", cs.Method, cs.Target, got.Status, m[1])
+					}
+				})
+				sent++
+			}
+		}
+		if sent == 0 {
+			t.Fatalf("%s: no request", variant)
+		}
 	}
 }

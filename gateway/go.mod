@@ -10,6 +10,7 @@ require (
 	github.com/defectshowcase/showcase/security-svc v0.0.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/prometheus/client_golang v1.25.0
+	github.com/rbretecher/go-postman-collection v0.9.0
 	github.com/swaggest/swgui v1.8.5
 )
 

@@ -94,6 +94,9 @@ func routing() Endpoint {
 		{Rule: "OPTIONS on the docs answers Allow", Method: http.MethodOptions, Target: "/docs", Status: 200, Type: NoContentType, Want: Empty(), WantHeader: map[string]string{"Allow": getAllow}},
 		{Rule: "a trailing slash on the docs is an unknown path", Target: "/docs/", Status: 404, Want: notFound},
 		{Rule: "an unknown asset is 404 JSON", Target: "/assets/nothing.js", Status: 404, Want: notFound},
+		{Rule: "the triggers are served as a Postman collection", Target: GatewayCollections + "showcase-defects-on.postman_collection.json", Status: 200, Want: postmanV21()},
+		{Rule: "the triggers are served as a .http file", Target: GatewayCollections + "showcase-defects-off.http", Status: 200, Type: "text/plain; charset=utf-8", Want: hasPrefix("# Defect showcase API")},
+		{Rule: "an unknown collection is 404 JSON", Target: GatewayCollections + "nothing.json", Status: 404, Want: notFound},
 		{Rule: "the assets folder alone is an unknown path", Target: "/assets/", Status: 404, Want: notFound},
 		{Rule: "a category prefix alone is an unknown path", Target: "/performance", Status: 404, Want: notFound},
 		{Rule: "an unknown path under a category is 404 JSON", Target: "/security/nothing-here", Status: 404, Want: notFound},
@@ -434,4 +437,23 @@ func objectWithString(b []byte, key string) error {
 		return errorf("%q missing or not a string", key)
 	}
 	return nil
+}
+
+// postmanV21 wants a Postman collection of format v2.1 with items.
+func postmanV21() Check {
+	return func(b []byte) error {
+		var c struct {
+			Info struct {
+				Schema string `json:"schema"`
+			} `json:"info"`
+			Item []json.RawMessage `json:"item"`
+		}
+		if err := json.Unmarshal(b, &c); err != nil {
+			return fmt.Errorf("not JSON: %v", err)
+		}
+		if c.Info.Schema != "https://schema.getpostman.com/json/collection/v2.1.0/collection.json" || len(c.Item) == 0 {
+			return fmt.Errorf("not a Postman v2.1 collection with items")
+		}
+		return nil
+	}
 }

@@ -26,7 +26,7 @@ func Outcome(method, path string, status int, header http.Header, body []byte) e
 	allow, known := routeMethods[path]
 	switch {
 	case !known:
-		if slices.Contains(GatewayPaths, path) || strings.HasPrefix(path, GatewayAssets) {
+		if slices.Contains(GatewayPaths, path) || strings.HasPrefix(path, GatewayAssets) || strings.HasPrefix(path, GatewayCollections) {
 			return nil // the gateway's own: the contract and the pages, checked by their own tests
 		}
 		return want(status, header, body, 404, `{"error":"Not Found"}`)
@@ -58,6 +58,10 @@ var GatewayPaths = []string{"/openapi.yaml", "/openapi.json", "/", "/docs", "/RE
 
 // GatewayAssets is the path prefix of the pages' assets.
 const GatewayAssets = "/assets/"
+
+// GatewayCollections is the path prefix of the collections of trigger
+// requests the front page offers.
+const GatewayCollections = "/collections/"
 
 // routeMethods is each endpoint's Allow.
 var routeMethods = func() map[string]string {

@@ -110,7 +110,7 @@ func New(active catalogue.Set) (*Site, error) {
 		}
 		own(name, b)
 	}
-	vars := []string{"{swagger-ui-version}", SwaggerUIVersion, "{categories}", categoriesHTML(active),
+	vars := []string{"{swagger-ui-version}", SwaggerUIVersion, "{categories}", categoriesHTML(active), "{collections}", collectionsHTML(),
 		"{defects}", html.EscapeString(activeText(active))}
 	for name, file := range names {
 		vars = append(vars, "{asset:"+name+"}", file)
@@ -130,6 +130,17 @@ func New(active catalogue.Set) (*Site, error) {
 		s.pages[p] = r
 	}
 	s.pages[PathReadme] = plainResource("text/plain; charset=utf-8", "no-cache", showcase.README)
+	colls, err := collections()
+	if err != nil {
+		return nil, err
+	}
+	for name, b := range colls {
+		contentType := "text/plain; charset=utf-8"
+		if strings.HasSuffix(name, ".json") {
+			contentType = "application/json"
+		}
+		s.pages[CollectionsPrefix+name] = plainResource(contentType, "no-cache", b)
+	}
 	return s, nil
 }
 
@@ -330,6 +341,23 @@ func categoriesHTML(active catalogue.Set) string {
 		b.WriteString("</section>\n")
 	}
 	return b.String()
+}
+
+// collectionsHTML links the collection files, relative to the front page.
+func collectionsHTML() string {
+	var links []string
+	for _, name := range Collections() {
+		kind := "Postman collection"
+		if strings.HasSuffix(name, ".http") {
+			kind = ".http file"
+		}
+		variant := "defects on"
+		if strings.Contains(name, "defects-off") {
+			variant = "defects off"
+		}
+		links = append(links, `<a href="`+html.EscapeString(strings.TrimPrefix(CollectionsPrefix, "/")+name)+`" download>`+kind+", "+variant+`</a>`)
+	}
+	return strings.Join(links, " · ")
 }
 
 // ExampleTarget is a trigger's request target relative to the front page.

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	postman "github.com/rbretecher/go-postman-collection"
 
 	"github.com/defectshowcase/showcase/catalogue"
 )
@@ -258,3 +261,77 @@ type discard struct {
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) WriteHeader(code int)        { d.code = code }
 func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// The collections hold every trigger of the catalogue, each with the answer
+// its variant expects, in the description and in a test script; the
+// Postman files read back with the library that wrote them.
+func TestCollections(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	triggers := 0
+	for _, d := range catalogue.Defects {
+		triggers += len(d.Triggers)
+	}
+	front := get(s, http.MethodGet, PathFront).Body.String()
+	for _, name := range Collections() {
+		rec := get(s, http.MethodGet, CollectionsPrefix+name)
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d", name, rec.Code)
+		}
+		if !strings.Contains(front, `href="collections/`+name+`" download`) {
+			t.Errorf("the front page does not offer %s", name)
+		}
+		on := strings.Contains(name, "defects-on")
+		body := rec.Body.String()
+		if strings.HasSuffix(name, ".http") {
+			if n := strings.Count(body, "\n### "); n != triggers || rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" {
+				t.Errorf("%s: %d requests (want %d), %s", name, n, triggers, rec.Header().Get("Content-Type"))
+			}
+			for _, d := range catalogue.Defects {
+				ep := catalogue.EndpointOf(d.ID)
+				for _, tr := range d.Triggers {
+					status := tr.OffStatus
+					if on {
+						status = tr.Status
+					}
+					if !strings.Contains(body, fmt.Sprintf("expect %d", status)) || !strings.Contains(body, ep.Method+" {{baseUrl}}"+d.Target(tr)+"\n") {
+						t.Errorf("%s: no request %s %s expecting %d", name, ep.Method, d.Target(tr), status)
+					}
+				}
+			}
+			continue
+		}
+		c, err := postman.ParseCollection(strings.NewReader(body))
+		if err != nil || rec.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("%s: %v (%s)", name, err, rec.Header().Get("Content-Type"))
+		}
+		var items []*postman.Items
+		for _, folder := range c.Items {
+			items = append(items, folder.Items...)
+		}
+		if len(c.Items) != len(catalogue.Categories) || len(items) != triggers || c.Variables[0].Key != "baseUrl" {
+			t.Fatalf("%s: %d folders, %d requests (want %d), variables %+v", name, len(c.Items), len(items), triggers, c.Variables)
+		}
+		i := 0
+		for _, cat := range catalogue.Categories {
+			for _, ep := range catalogue.EndpointsOf(cat.Name) {
+				d := catalogue.DefectOf(ep.Defect)
+				for _, tr := range d.Triggers {
+					status := tr.OffStatus
+					if on {
+						status = tr.Status
+					}
+					it := items[i]
+					i++
+					desc, _ := it.Request.Description.(string)
+					if it.Request.URL.Raw != "{{baseUrl}}"+d.Target(tr) || string(it.Request.Method) != ep.Method ||
+						!strings.HasPrefix(desc, fmt.Sprintf("Expect %d", status)) ||
+						!strings.Contains(strings.Join(it.Events[0].Script.Exec, ""), fmt.Sprintf("have.status(%d)", status)) ||
+						(tr.Body != "") != (it.Request.Body != nil && it.Request.Body.Raw == tr.Body) {
+						t.Errorf("%s: %s is not the trigger %s %s expecting %d", name, it.Name, ep.Method, d.Target(tr), status)
+					}
+				}
+			}
+		}
+	}
+}
