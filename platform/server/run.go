@@ -93,7 +93,7 @@ func Load(p Program, args []string, getenv func(string) string) (*Loaded, error)
 	s := NewSettings(p.Name, getenv)
 	var cfg Config
 	s.Addr(&cfg.Addr, "addr", "ADDR", p.DefaultAddr, "API listen address")
-	s.Addr(&cfg.AdminAddr, "admin-addr", "ADMIN_ADDR", p.DefaultAdminAddr, "admin listen address: /metrics, /healthz, /readyz")
+	s.Addr(&cfg.AdminAddr, "admin-addr", "ADMIN_ADDR", p.DefaultAdminAddr, "admin listen address: /metrics, /healthz, /readyz (and the gateway's /defects)")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "SHUTDOWN_TIMEOUT", 15*time.Second, "grace period for in-flight requests after SIGTERM")
 	s.Duration(&cfg.Limits.ReadHeaderTimeout, "read-header-timeout", "READ_HEADER_TIMEOUT", DefaultLimits.ReadHeaderTimeout, "a client must send its headers within this (slowloris)")
 	s.Duration(&cfg.Limits.ReadTimeout, "read-timeout", "READ_TIMEOUT", DefaultLimits.ReadTimeout, "... and its whole request, body included")
