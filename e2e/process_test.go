@@ -314,7 +314,7 @@ func TestConnectionLimits(t *testing.T) {
 		"an 8 KiB query is fine": "GET /response-conformance/undocumented-status-code?id=" + strings.Repeat("9", 8<<10) + " HTTP/1.1\r\nHost: x\r\n\r\n",
 	} {
 		start := time.Now()
-		status, _ := rawRequest(t, addr, raw)
+		status, _ := suite.Raw(t, addr, raw)
 		want := status >= 400 && status < 500
 		if strings.Contains(rule, "fine") {
 			want = status == 404 // the undocumented 404 of endpoint 8: the request was read whole
@@ -323,25 +323,4 @@ func TestConnectionLimits(t *testing.T) {
 			t.Errorf("%s: %d after %s", rule, status, time.Since(start))
 		}
 	}
-}
-
-// rawRequest writes req as is on a new connection and reads the answer.
-func rawRequest(t *testing.T, addr, req string) (int, string) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("reading the answer to %q: %v", req, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
 }

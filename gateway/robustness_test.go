@@ -1,10 +1,8 @@
 package gateway_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -49,27 +47,6 @@ func (r *recorder) seen() []*http.Request {
 	return append([]*http.Request(nil), r.reqs...)
 }
 
-// rawRequest writes req as is on a new connection and reads the answer.
-func rawRequest(t *testing.T, addr, req string) (int, string) {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("reading the answer to %q: %v", req, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
-}
-
 // The gateway calls nothing but its configured upstreams, each only for its
 // own category, whatever the request line, Host or path says; it strips
 // hop-by-hop headers and sets X-Forwarded-* from the real peer.
@@ -88,7 +65,7 @@ func TestGatewayHygiene(t *testing.T) {
 		{"a doubled slash", "GET /security//x HTTP/1.1\r\nHost: x\r\n\r\n", "/security//x"},
 	}
 	for _, r := range requests {
-		status, _ := rawRequest(t, addr, r.raw)
+		status, _ := suite.Raw(t, addr, r.raw)
 		if status != 200 {
 			t.Errorf("%s: %d", r.rule, status)
 		}
@@ -100,7 +77,7 @@ func TestGatewayHygiene(t *testing.T) {
 		"GET /%73ecurity/x HTTP/1.1\r\nHost: x\r\n\r\n",
 		"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
 	} {
-		rawRequest(t, addr, raw)
+		suite.Raw(t, addr, raw)
 	}
 	seen := security.seen()
 	if len(seen) != len(requests)+1 { // +1: /%73ecurity decodes to the security prefix and is forwarded as sent
@@ -119,7 +96,7 @@ func TestGatewayHygiene(t *testing.T) {
 	}
 
 	// Hop-by-hop headers are removed; X-Forwarded-* come from the real peer.
-	status, _ := rawRequest(t, addr, "GET /security/h HTTP/1.1\r\nHost: showcase.test\r\n"+
+	status, _ := suite.Raw(t, addr, "GET /security/h HTTP/1.1\r\nHost: showcase.test\r\n"+
 		"Connection: keep-alive, X-Secret\r\nX-Secret: 1\r\nKeep-Alive: timeout=5\r\nProxy-Authorization: Basic eA==\r\n"+
 		"Upgrade: websocket\r\nX-Forwarded-For: 6.6.6.6\r\nX-Forwarded-Host: evil.test\r\nX-Forwarded-Proto: https\r\n"+
 		"Forwarded: for=6.6.6.6\r\n\r\n")

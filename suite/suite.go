@@ -6,10 +6,12 @@
 package suite
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -373,4 +375,26 @@ func RunService(t *testing.T, category string, build func(t *testing.T, active c
 			RunCategory(t, ts.URL, ts.Client(), active, category)
 		})
 	}
+}
+
+// Raw writes req on a new connection to addr exactly as given, bytes the
+// client library would refuse to send included, and reads the answer.
+func Raw(t testing.TB, addr, req string) (status int, body string) {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer to %q: %v", req, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
