@@ -88,7 +88,7 @@ func configure(s *server.Settings) server.Builder {
 	var active catalogue.Set
 	s.Text(&active, "defects", "DEFECTS", catalogue.SettingUsage+"; in front of separate services, give every process the same")
 	var timeout time.Duration
-	s.Duration(&timeout, "upstream-timeout", "UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, "wait for an upstream's whole answer; beyond it, 504 JSON")
+	s.Duration(&timeout, "upstream-timeout", "UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, "wait for an upstream's answer to begin (its status and headers); beyond it, 504 JSON")
 	ups := map[string]*upstreamSetting{}
 	for _, c := range catalogue.Categories {
 		u := &upstreamSetting{}

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"strconv"
 	"strings"
 
@@ -21,33 +22,53 @@ const CollectionsPrefix = "/collections/"
 // once (the Postman variable baseUrl, the .http variable @baseUrl).
 const defaultBase = "http://localhost:8080"
 
-// collectionVariants are the two variants, by the name part of their files.
-var collectionVariants = []struct {
-	name string
-	on   bool
-}{{"defects-on", true}, {"defects-off", false}}
+// collectionFile is one file of the collections: its name, what it is,
+// and the variant whose answers it expects.
+type collectionFile struct {
+	name    string
+	postman bool // a Postman collection; else a .http file
+	on      bool // the answers with the defects active
+}
+
+// collectionFiles are the four files: each format in both variants.
+var collectionFiles = func() []collectionFile {
+	var files []collectionFile
+	for _, v := range []struct {
+		name string
+		on   bool
+	}{{"defects-on", true}, {"defects-off", false}} {
+		files = append(files,
+			collectionFile{name: "showcase-" + v.name + ".postman_collection.json", postman: true, on: v.on},
+			collectionFile{name: "showcase-" + v.name + ".http", on: v.on})
+	}
+	return files
+}()
 
 // Collections lists the collection files the site serves, by name.
 func Collections() []string {
-	var names []string
-	for _, v := range collectionVariants {
-		names = append(names, "showcase-"+v.name+".postman_collection.json", "showcase-"+v.name+".http")
+	names := make([]string, len(collectionFiles))
+	for i, f := range collectionFiles {
+		names[i] = f.name
 	}
 	return names
 }
 
-// collections renders every collection file, by name.
-func collections() (map[string][]byte, error) {
-	files := map[string][]byte{}
-	for _, v := range collectionVariants {
-		pm, err := postmanCollection(v.on)
-		if err != nil {
-			return nil, err
-		}
-		files["showcase-"+v.name+".postman_collection.json"] = pm
-		files["showcase-"+v.name+".http"] = httpFile(v.on)
+// render is the file's content and its content type.
+func (f collectionFile) render() ([]byte, string, error) {
+	if !f.postman {
+		return httpFile(f.on), "text/plain; charset=utf-8", nil
 	}
-	return files, nil
+	b, err := postmanCollection(f.on)
+	return b, "application/json", err
+}
+
+// link is the front page's link to the file, relative to the page.
+func (f collectionFile) link() string {
+	kind := ".http file"
+	if f.postman {
+		kind = "Postman collection"
+	}
+	return `<a href="` + html.EscapeString(strings.TrimPrefix(CollectionsPrefix, "/")+f.name) + `" download>` + kind + ", " + variantTitle(f.on) + `</a>`
 }
 
 // expectation is what a trigger gets in a variant: its status, and what to

@@ -130,16 +130,12 @@ func New(active catalogue.Set) (*Site, error) {
 		s.pages[p] = r
 	}
 	s.pages[PathReadme] = plainResource("text/plain; charset=utf-8", "no-cache", showcase.README)
-	colls, err := collections()
-	if err != nil {
-		return nil, err
-	}
-	for name, b := range colls {
-		contentType := "text/plain; charset=utf-8"
-		if strings.HasSuffix(name, ".json") {
-			contentType = "application/json"
+	for _, f := range collectionFiles {
+		b, contentType, err := f.render()
+		if err != nil {
+			return nil, err
 		}
-		s.pages[CollectionsPrefix+name] = plainResource(contentType, "no-cache", b)
+		s.pages[CollectionsPrefix+f.name] = plainResource(contentType, "no-cache", b)
 	}
 	return s, nil
 }
@@ -314,7 +310,7 @@ func categoriesHTML(active catalogue.Set) string {
 		for _, ep := range catalogue.EndpointsOf(c.Name) {
 			d := catalogue.DefectOf(ep.Defect)
 			ex := d.Triggers[0]
-			target := ExampleTarget(ep, ex) // relative, so the page works behind a path prefix
+			target := exampleTarget(ep, ex) // relative, so the page works behind a path prefix
 			n := strconv.Itoa(ep.N)
 			request := ep.Method + " /" + target
 			body := ""
@@ -345,23 +341,15 @@ func categoriesHTML(active catalogue.Set) string {
 
 // collectionsHTML links the collection files, relative to the front page.
 func collectionsHTML() string {
-	var links []string
-	for _, name := range Collections() {
-		kind := "Postman collection"
-		if strings.HasSuffix(name, ".http") {
-			kind = ".http file"
-		}
-		variant := "defects on"
-		if strings.Contains(name, "defects-off") {
-			variant = "defects off"
-		}
-		links = append(links, `<a href="`+html.EscapeString(strings.TrimPrefix(CollectionsPrefix, "/")+name)+`" download>`+kind+", "+variant+`</a>`)
+	links := make([]string, len(collectionFiles))
+	for i, f := range collectionFiles {
+		links[i] = f.link()
 	}
 	return strings.Join(links, " · ")
 }
 
-// ExampleTarget is a trigger's request target relative to the front page.
-func ExampleTarget(ep catalogue.Endpoint, t catalogue.Trigger) string {
+// exampleTarget is a trigger's request target relative to the front page.
+func exampleTarget(ep catalogue.Endpoint, t catalogue.Trigger) string {
 	return strings.TrimPrefix(ep.Path, "/") + t.Query
 }
 
