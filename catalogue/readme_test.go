@@ -60,7 +60,7 @@ func TestCatalogueIsComplete(t *testing.T) {
 		if !ok || !strings.HasPrefix(e.Path, c.Prefix+"/") {
 			t.Errorf("%s: %s is not under its category's prefix", d.ID, e.Path)
 		}
-		if len(d.Triggers) == 0 || len(d.Classes) == 0 || d.Title == "" || d.Symptom == "" || d.Off == "" {
+		if len(d.Triggers) == 0 || len(d.Classes) == 0 || d.Title == "" || d.Symptom == "" || d.Off == "" || d.TriggeredWhen == "" {
 			t.Errorf("%s is incomplete", d.ID)
 		}
 		for _, tr := range d.Triggers {

@@ -1,19 +1,25 @@
 package catalogue
 
+import "time"
+
 // Version is the version of the ground truth: its format and its facts. It
 // grows whenever either changes, so a scorer can tell which catalogue a
 // report is to be judged against.
-const Version = 1
+const Version = 2
 
 // Truth is the ground truth of one instance: every planted defect, where it
 // is, how it shows, what detects it, and whether this instance has it
-// active. The gateway serves it as JSON on the admin port (/defects).
+// active. The gateway serves it as JSON on the admin port (/defects), with
+// each defect's exposure in that instance; written as a file it has none.
 type Truth struct {
-	Version int          `json:"version"`
-	Setting string       `json:"setting"` // DEFECTS as the instance read it: all, none or a list
-	Active  []ID         `json:"active"`
-	Off     []ID         `json:"off"`
-	Defects []TruthEntry `json:"defects"`
+	Version int    `json:"version"`
+	Setting string `json:"setting"` // DEFECTS as the instance read it: all, none or a list
+	Active  []ID   `json:"active"`
+	Off     []ID   `json:"off"`
+	// ExposureSince is when the instance began counting exposure: its start
+	// or its last reset. Absent from a file.
+	ExposureSince *time.Time   `json:"exposure_since,omitempty"`
+	Defects       []TruthEntry `json:"defects"`
 }
 
 // TruthEntry is one defect in the ground truth.
@@ -30,7 +36,28 @@ type TruthEntry struct {
 	DetectedBy []Class `json:"detected_by"`
 	Faces      []Class `json:"faces"`
 	CWE        *int    `json:"cwe"` // null when no entry fits
-	Active     bool    `json:"active"`
+	// TriggeredWhen says which requests count in its exposure.
+	TriggeredWhen string `json:"triggered_when"`
+	Active        bool   `json:"active"`
+	// Exposure is what the instance saw of it; absent from a file.
+	Exposure *Exposure `json:"exposure,omitempty"`
+}
+
+// Exposure is how often an instance's planted defect was triggered (its
+// planted code ran and produced its symptom) since ExposureSince, when first
+// and last, and the first request that did.
+type Exposure struct {
+	Count   uint64     `json:"count"`
+	First   *time.Time `json:"first"`   // null while the count is 0
+	Last    *time.Time `json:"last"`    // null while the count is 0
+	Example *Example   `json:"example"` // null while the count is 0
+}
+
+// Example is a request that triggered a defect.
+type Example struct {
+	Method    string `json:"method"`
+	Target    string `json:"target"` // path and query, cut at 512 bytes
+	RequestID string `json:"request_id"`
 }
 
 // Operation is an operation of the contract.
@@ -62,7 +89,7 @@ func GroundTruth(active Set) Truth {
 			t.Off = append(t.Off, d.ID)
 		}
 		entry := TruthEntry{ID: d.ID, Category: e.Category, Endpoint: e.Path, Operation: Operation{e.Method, e.Path},
-			Title: d.Title, Symptom: d.Symptom, DetectedBy: d.Classes, Faces: d.Faces, Active: on}
+			Title: d.Title, Symptom: d.Symptom, DetectedBy: d.Classes, Faces: d.Faces, TriggeredWhen: d.TriggeredWhen, Active: on}
 		if entry.Faces == nil {
 			entry.Faces = []Class{}
 		}

@@ -3,6 +3,7 @@ package conformancesvc
 import (
 	"net/http"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/respond"
 )
@@ -14,22 +15,25 @@ var (
 )
 
 // malformedJSON is endpoint 5 as planted.
-func malformedJSON(w http.ResponseWriter, _ *http.Request) {
+func malformedJSON(w http.ResponseWriter, r *http.Request) {
 	// DEFECT(CONF-01): labelled application/json, but the property name is
 	// not quoted, so no JSON parser accepts it.
+	observe.Triggered(w, r)
 	respond.Raw(w, http.StatusOK, respond.ContentTypeJSON, malformedBody)
 }
 
 // plainText is endpoint 6 as planted.
-func plainText(w http.ResponseWriter, _ *http.Request) {
+func plainText(w http.ResponseWriter, r *http.Request) {
 	// DEFECT(CONF-02): the contract promises application/json with a name;
 	// this is plain text, on every request.
+	observe.Triggered(w, r)
 	respond.Raw(w, http.StatusOK, "text/plain", plainTextBody)
 }
 
 // personWithoutAge is endpoint 7 as planted.
-func personWithoutAge(w http.ResponseWriter, _ *http.Request) {
+func personWithoutAge(w http.ResponseWriter, r *http.Request) {
 	// DEFECT(CONF-03): Person requires id, name and age; age is missing.
+	observe.Triggered(w, r)
 	respond.JSON(w, http.StatusOK, personWithoutAgeBody)
 }
 
@@ -44,6 +48,7 @@ func itemByText(w http.ResponseWriter, r *http.Request) {
 	message, found := items[id]
 	if !found {
 		// DEFECT(CONF-04): 404 is not among the declared responses (200, 400).
+		observe.Triggered(w, r)
 		respond.JSON(w, http.StatusNotFound, notFoundBody)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/respond"
 )
@@ -27,6 +28,7 @@ func (s *Service) luhnOfAnything(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// DEFECT(ERR-01): a character that is not a digit is not handled;
 		// the request dies here and ends in a 500.
+		observe.Triggered(w, r)
 		panic(err)
 	}
 	answerLuhn(w, digits)
@@ -76,6 +78,7 @@ func (s *Service) storeInNarrowColumn(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		// DEFECT(ERR-02): text the contract accepts fails the narrow
 		// column's check, and the database's error text reaches the client.
+		observe.Triggered(w, r)
 		respond.Fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -120,6 +123,7 @@ func (s *Service) encodeToASCII(w http.ResponseWriter, r *http.Request) {
 	}
 	if k := reqparse.KindOf(raw); k != reqparse.KindString {
 		// DEFECT(ERR-03): a value that is not a string is encoded unchecked.
+		observe.Triggered(w, r)
 		respond.Fail(w, http.StatusInternalServerError, fmt.Sprintf("cannot encode a JSON %s to ASCII: not a string", k))
 		return
 	}
@@ -128,6 +132,7 @@ func (s *Service) encodeToASCII(w http.ResponseWriter, r *http.Request) {
 	if err := encodeASCII(text); err != nil {
 		// DEFECT(ERR-03): the encoding failure is not handled as a client
 		// error; non-ASCII text, which the contract accepts, ends in a 500.
+		observe.Triggered(w, r)
 		respond.Fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}

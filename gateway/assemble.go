@@ -149,6 +149,11 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duratio
 	if err != nil {
 		return server.Built{}, err
 	}
+	if tel.Exposure == nil {
+		// The gateway answers for what passed through it: it needs the
+		// log its in-process services share.
+		tel.Exposure = observe.NewExposureLog()
+	}
 	in := tel.Service("gateway")
 	// The gateway serves the contract for its own setting, and says so for
 	// every defect; each service exports its own.
@@ -172,7 +177,7 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duratio
 			if t == 0 {
 				t = timeout
 			}
-			handlers[c.Name] = NewUpstream(c, u.url, NewTransport(t), metrics, in.Logger)
+			handlers[c.Name] = NewUpstream(c, u.url, NewTransport(t), metrics, in.Logger, tel.Exposure)
 			in.Logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.url.String()), slog.Duration("timeout", t))
 			continue
 		}
@@ -188,19 +193,52 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duratio
 	if err != nil {
 		return server.Built{}, errors.Join(err, closeAll())
 	}
-	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready,
-		Admin: map[string]http.Handler{PathDefects: defectsReport(active)}}, nil
+	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready, Admin: map[string]http.Handler{
+		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure),
+		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure),
+	}}, nil
 }
 
-// PathDefects is the admin endpoint that serves the ground truth: every
-// planted defect, how it shows, what detects it, and whether it is active.
-const PathDefects = "/defects"
+// The admin endpoints of the ground truth: every planted defect, how it
+// shows, what detects it, whether it is active, and how often it was
+// triggered; and the reset of those counts.
+const (
+	PathDefects      = "/defects"
+	PathDefectsReset = "/defects/reset"
+)
 
 // defectsReport answers the catalogue's ground truth for the instance's
-// setting, rendered once.
-func defectsReport(active catalogue.Set) http.Handler {
-	truth := catalogue.GroundTruth(active)
+// setting, with the exposure log's counts.
+func defectsReport(active catalogue.Set, log *observe.ExposureLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		respond.Value(w, http.StatusOK, truth)
+		respond.Value(w, http.StatusOK, withExposure(catalogue.GroundTruth(active), log))
+	})
+}
+
+// withExposure adds the log's counts to truth.
+func withExposure(truth catalogue.Truth, log *observe.ExposureLog) catalogue.Truth {
+	since, seen := log.Snapshot()
+	since = since.UTC()
+	truth.ExposureSince = &since
+	for i, d := range truth.Defects {
+		x := &catalogue.Exposure{}
+		if e, ok := seen[string(d.ID)]; ok {
+			first, last := e.First.UTC(), e.Last.UTC()
+			x = &catalogue.Exposure{Count: e.Count, First: &first, Last: &last,
+				Example: &catalogue.Example{Method: e.Method, Target: e.Target, RequestID: e.RequestID}}
+		}
+		truth.Defects[i].Exposure = x
+	}
+	return truth
+}
+
+// resetExposure empties the exposure log: /defects counts from now on. The
+// Prometheus counters never reset.
+func resetExposure(log *observe.ExposureLog) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		since := log.Reset().UTC()
+		respond.Value(w, http.StatusOK, struct {
+			ExposureSince time.Time `json:"exposure_since"`
+		}{since})
 	})
 }

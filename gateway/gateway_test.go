@@ -181,7 +181,7 @@ func TestGroundTruthServed(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = built.Close() })
 		rec := httptest.NewRecorder()
-		built.Admin[gateway.PathDefects].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathDefects, nil))
+		built.Admin["GET "+gateway.PathDefects].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathDefects, nil))
 		var got catalogue.Truth
 		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" {
 			t.Fatalf("%d %s: %v", rec.Code, rec.Header().Get("Content-Type"), err)
@@ -213,7 +213,7 @@ func TestGroundTruthServed(t *testing.T) {
 	rec := httptest.NewRecorder()
 	built, _ := server.Build(gateway.Program(), func(string) string { return "" }, observe.Discard())
 	defer built.Close()
-	built.Admin[gateway.PathDefects].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathDefects, nil))
+	built.Admin["GET "+gateway.PathDefects].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathDefects, nil))
 	if err := json.Unmarshal(rec.Body.Bytes(), &raw); err != nil {
 		t.Fatal(err)
 	}

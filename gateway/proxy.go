@@ -83,13 +83,20 @@ type Upstream struct {
 }
 
 // NewUpstream proxies category c to target. Its readiness probe is OPTIONS
-// on the category's first endpoint, which runs no handler.
-func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTripper, metrics *proxyMetrics, logger *slog.Logger) *Upstream {
+// on the category's first endpoint, which runs no handler. The upstream
+// names on its answer the planted defect a request triggered (see
+// observe.HeaderTriggered); the gateway takes that off and records it in
+// exposure.
+func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTripper, metrics *proxyMetrics, logger *slog.Logger, exposure *observe.ExposureLog) *Upstream {
 	u := &Upstream{category: c.Name, target: target, transport: transport, metrics: metrics, probe: catalogue.EndpointsOf(c.Name)[0].Path,
 		durations: map[int]prometheus.Observer{}}
 	u.handler = observe.RequestID(http.HandlerFunc(u.serve))
 	for _, kind := range failureKinds {
 		metrics.failures.WithLabelValues(c.Name, kind) // present at zero, so rates are defined from the start
+	}
+	own := map[string]bool{}
+	for _, e := range catalogue.EndpointsOf(c.Name) {
+		own[string(e.Defect)] = true
 	}
 	u.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -99,9 +106,17 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 			// gateway reads no parameter itself, so the query passes as sent.
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetXForwarded()
+			pr.Out.Header[observe.HeaderReportTriggered] = reportTriggered
 		},
 		ModifyResponse: func(res *http.Response) error {
 			res.Header.Del(observe.HeaderRequestID) // the gateway already set it, the same value
+			if d, ok := res.Header[observe.HeaderTriggered]; ok {
+				delete(res.Header, observe.HeaderTriggered)
+				// Only the category's own defects: a bounded, known set.
+				if len(d) == 1 && own[d[0]] {
+					exposure.Record(d[0], res.Request, observe.RequestIDFrom(res.Request.Context()), time.Now())
+				}
+			}
 			return nil
 		},
 		Transport:  transport,
@@ -169,6 +184,10 @@ func (u *Upstream) Ready(ctx context.Context) error {
 	}
 	return nil
 }
+
+// reportTriggered is the value of observe.HeaderReportTriggered on every
+// proxied request; shared, never modified.
+var reportTriggered = []string{"1"}
 
 // failureKinds are the values of the failures' kind label.
 var failureKinds = []string{"refused", "timeout", "reset", "client_gone", "other"}

@@ -46,6 +46,9 @@ func (s *Service) clampedSlowItems(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.work.observe(routes.Pattern(r), limit, time.Since(start))
+	if time.Duration(limit)*s.itemCost >= noticeable {
+		observe.Triggered(w, r)
+	}
 	respond.JSON(w, http.StatusOK, body)
 }
 
@@ -84,5 +87,8 @@ func (s *Service) generateAndSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.work.observe(routes.Pattern(r), length, time.Since(start))
+	if plantedCost(length) >= noticeable {
+		observe.Triggered(w, r)
+	}
 	respond.Value(w, http.StatusOK, foundAt{FoundAt: found})
 }

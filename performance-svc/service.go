@@ -96,6 +96,12 @@ const (
 	// cheapN is the largest n computed without a worker slot: its modelled
 	// cost is under half a millisecond, like any other request.
 	cheapN = 2000
+	// noticeable is the planted slowness from which a request counts as
+	// having triggered its performance defect (observe.Triggered): a tenth
+	// of the usual one-second limit, a hundred times what the conformant
+	// answers take. Endpoint 9 reaches it at limit 100 (and with the
+	// default), endpoint 10 at n 28868.
+	noticeable = 100 * time.Millisecond
 )
 
 var (

@@ -35,11 +35,14 @@ type Telemetry struct {
 	Writer   io.Writer
 	JSON     bool
 	Level    slog.Level
+	// Exposure is the process's log of triggered defects; nil, each
+	// service counts its defects in Prometheus alone.
+	Exposure *ExposureLog
 }
 
 // Discard is telemetry for tests: a private registry, no log output.
 func Discard() *Telemetry {
-	return &Telemetry{Registry: prometheus.NewRegistry(), Writer: io.Discard, JSON: true}
+	return &Telemetry{Registry: prometheus.NewRegistry(), Writer: io.Discard, JSON: true, Exposure: NewExposureLog()}
 }
 
 // Instruments are one service's logger and metrics.
@@ -53,6 +56,7 @@ type Instruments struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	exposure *ExposureLog
 
 	mu     sync.RWMutex
 	series map[seriesKey]series
@@ -83,6 +87,7 @@ func (t *Telemetry) Service(name string) *Instruments {
 		Logger:     logger,
 		Registerer: reg,
 		series:     map[seriesKey]series{},
+		exposure:   t.Exposure,
 		requests: Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "showcase", Name: "http_requests_total",
 			Help: "HTTP requests answered, by route pattern, method and status code.",
@@ -141,6 +146,10 @@ func (in *Instruments) Middleware(routeOf func(*http.Request) string) func(http.
 				took := time.Since(start)
 				route, code := routeOf(r), rec.Code(r)
 				in.observe(route, Method(r.Method), code, took)
+				if rec.triggered {
+					rec.planted.count(r, rec.id, start.Add(took))
+					rec.fields = append(rec.fields, slog.String("defect", rec.planted.defect))
+				}
 				in.logRequest(r, rec, route, code, took)
 			}()
 			next.ServeHTTP(rec, r)
@@ -252,21 +261,17 @@ type recorder struct {
 	StatusRecorder
 	id     string
 	fields []slog.Attr
+	// planted is the defect of a planted variant's route; triggered, that
+	// it showed.
+	planted   *Planted
+	triggered bool
 }
 
 // SetLogField adds a field to the request's one log line; w is the
 // ResponseWriter the handler was given.
 func SetLogField(w http.ResponseWriter, key, value string) {
-	for {
-		switch v := w.(type) {
-		case *recorder:
-			v.fields = append(v.fields, slog.String(key, value))
-			return
-		case interface{ Unwrap() http.ResponseWriter }:
-			w = v.Unwrap()
-		default:
-			return
-		}
+	if rec := findRecorder(w); rec != nil {
+		rec.fields = append(rec.fields, slog.String(key, value))
 	}
 }
 

@@ -14,8 +14,10 @@
 //
 // A route that carries a planted defect names it and has two handlers, the
 // planted variant and the conformant one; New picks one, once, and exports
-// the choice as showcase_defect_active{defect}. The package knows no defect
-// by name: the service's table does.
+// the choice as showcase_defect_active{defect}. The planted variant calls
+// observe.Triggered where its defect shows, which counts the request in
+// showcase_defect_triggered_total{defect} and the process's exposure log.
+// The package knows no defect by name: the service's table does.
 package routes
 
 import (
@@ -95,9 +97,13 @@ func New(table []Route, active func(defect string) bool, in *observe.Instruments
 			panic("routes: " + rt.Pattern + " carries " + rt.Defect + ": it needs Planted and Conformant, and no Handler")
 		}
 		on := active(rt.Defect)
+		planted := in.Planted(rt.Defect) // its counter at zero, even switched off
 		table[i].Handler = rt.Conformant
 		if on {
-			table[i].Handler = rt.Planted
+			table[i].Handler = func(w http.ResponseWriter, r *http.Request) {
+				planted.Serve(w)
+				rt.Planted(w, r)
+			}
 		}
 		gauge.WithLabelValues(rt.Defect).Set(map[bool]float64{true: 1}[on])
 	}

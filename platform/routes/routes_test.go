@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -250,5 +252,77 @@ func TestVariantChosenAtBuild(t *testing.T) {
 			}()
 			routes.New([]routes.Route{bad}, nil, nil)
 		}()
+	}
+}
+
+// A planted variant's request counts as triggering its defect only where
+// the variant calls observe.Triggered: in the counter (which exists at zero
+// for every defect, switched off too), in the process's exposure log with
+// the first request as the example, and on the request's log line. The
+// defect is named on the answer only when the request asks for it.
+func TestTriggeredCounted(t *testing.T) {
+	t.Parallel()
+	table := []routes.Route{
+		{Method: http.MethodGet, Pattern: "/a", Defect: "X-01",
+			Planted: func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Get("show") != "" {
+					observe.Triggered(w, r)
+				}
+				respond.JSON(w, http.StatusOK, []byte(`"planted"`))
+			},
+			Conformant: func(w http.ResponseWriter, r *http.Request) {
+				observe.Triggered(w, r) // outside a planted variant: nothing
+				respond.JSON(w, http.StatusOK, []byte(`"conformant"`))
+			}},
+		{Method: http.MethodGet, Pattern: "/b", Defect: "X-02",
+			Planted:    func(w http.ResponseWriter, r *http.Request) { observe.Triggered(w, r) },
+			Conformant: func(w http.ResponseWriter, r *http.Request) { observe.Triggered(w, r) }},
+		{Method: http.MethodGet, Pattern: "/c", Handler: func(w http.ResponseWriter, r *http.Request) { observe.Triggered(w, r) }},
+	}
+	reg := prometheus.NewRegistry()
+	var logs bytes.Buffer
+	tel := &observe.Telemetry{Registry: reg, Writer: &logs, JSON: true, Exposure: observe.NewExposureLog()}
+	h := routes.New(table, func(d string) bool { return d == "X-01" }, tel.Service("t"))
+	get := func(target string, header http.Header) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		maps.Copy(req.Header, header)
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	start := time.Now()
+	get("/a", nil)
+	first := get("/a?show=1&n=1", http.Header{"X-Request-Id": {"first-one"}})
+	asked := get("/a?show=1&n=2", http.Header{observe.HeaderReportTriggered: {"1"}})
+	get("/b", nil)
+	get("/c", nil)
+	if first.Header().Get(observe.HeaderTriggered) != "" {
+		t.Errorf("named the defect to a request that did not ask: %v", first.Header())
+	}
+	if got := asked.Header().Get(observe.HeaderTriggered); got != "X-01" {
+		t.Errorf("asked, the answer names %q, want X-01", got)
+	}
+	want := "\n# HELP showcase_defect_triggered_total Requests that triggered a planted defect: its planted code ran and produced its symptom. Never reset.\n# TYPE showcase_defect_triggered_total counter\n" +
+		"showcase_defect_triggered_total{defect=\"X-01\",service=\"t\"} 2\nshowcase_defect_triggered_total{defect=\"X-02\",service=\"t\"} 0\n"
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "showcase_defect_triggered_total"); err != nil {
+		t.Error(err)
+	}
+	since, seen := tel.Exposure.Snapshot()
+	e, ok := seen["X-01"]
+	if len(seen) != 1 || !ok || e.Count != 2 || e.Method != "GET" || e.Target != "/a?show=1&n=1" || e.RequestID != "first-one" ||
+		e.First.Before(start) || e.Last.Before(e.First) || time.Since(e.Last) < 0 || since.After(start) {
+		t.Errorf("exposure log %v since %v, want X-01 twice, first GET /a?show=1&n=1 first-one", seen, since)
+	}
+	if n := strings.Count(logs.String(), `"defect":"X-01"`); n != 2 {
+		t.Errorf("%d log lines name the defect, want the 2 triggering requests:\n%s", n, logs.String())
+	}
+	if reset := tel.Exposure.Reset(); reset.Before(e.Last) {
+		t.Errorf("reset at %v, before the last exposure %v", reset, e.Last)
+	}
+	if _, seen := tel.Exposure.Snapshot(); len(seen) != 0 {
+		t.Errorf("after reset: %v", seen)
+	}
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "showcase_defect_triggered_total"); err != nil {
+		t.Errorf("the counter must not reset: %v", err)
 	}
 }

@@ -59,9 +59,9 @@ func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger, pr
 	return a
 }
 
-// Handle adds a GET endpoint of the program's own, such as the gateway's
-// /defects.
-func (a *Admin) Handle(path string, h http.Handler) { a.mux.Handle("GET "+path, h) }
+// Handle adds an endpoint of the program's own, such as the gateway's
+// "GET /defects", by its ServeMux pattern (method and path).
+func (a *Admin) Handle(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
 
 // Stopping makes /readyz answer 503 from now on.
 func (a *Admin) Stopping() { a.stopping.Store(true) }

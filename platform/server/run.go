@@ -40,7 +40,7 @@ type Built struct {
 	Handler http.Handler
 	Close   func() error            // may be nil; runs after shutdown
 	Ready   ReadyFunc               // may be nil
-	Admin   map[string]http.Handler // further GET endpoints on the admin listener, by path
+	Admin   map[string]http.Handler // further endpoints on the admin listener, by pattern ("GET /defects")
 }
 
 // Service is what each category's library builds: a router and what it
@@ -133,7 +133,8 @@ func Load(p Program, args []string, getenv func(string) string) (*Loaded, error)
 // and logs on w.
 func (l *Loaded) Telemetry(w io.Writer) (*observe.Telemetry, *prometheus.Registry) {
 	reg := prometheus.NewRegistry()
-	return &observe.Telemetry{Registry: reg, Writer: w, JSON: !l.Config.LogText, Level: l.Config.LogLevel}, reg
+	return &observe.Telemetry{Registry: reg, Writer: w, JSON: !l.Config.LogText, Level: l.Config.LogLevel,
+		Exposure: observe.NewExposureLog()}, reg
 }
 
 // Run loads p's settings (with -h it writes the usage to stdout and returns
@@ -174,8 +175,8 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 		return fmt.Errorf("%s: admin: %w", p.Name, err)
 	}
 	admin := NewAdmin(reg, built.Ready, logger, cfg.Profiling)
-	for path, h := range built.Admin {
-		admin.Handle(path, h)
+	for pattern, h := range built.Admin {
+		admin.Handle(pattern, h)
 	}
 	logger.Info("listening", slog.String("addr", apiLn.Addr().String()), slog.String("admin", adminLn.Addr().String()))
 

@@ -1,0 +1,226 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/platform/observe"
+	securitysvc "github.com/defectshowcase/showcase/security-svc"
+	"github.com/defectshowcase/showcase/suite"
+)
+
+// deployment is the showcase as real processes: the gateway alone, or in
+// front of the four services.
+type deployment struct {
+	base   string
+	admins []string // the gateway's admin URL first
+}
+
+func startDeployment(t *testing.T, split bool, env ...string) deployment {
+	t.Helper()
+	if !split {
+		p := startProcess(t, buildGateway(t), env...)
+		return deployment{base: p.base, admins: []string{p.admin}}
+	}
+	var ups, admins []string
+	for _, c := range catalogue.Categories {
+		svc := c.Name + "-svc"
+		p := startProcess(t, buildBinary(t, modulePath+svc+"/cmd/"+svc), env...)
+		ups = append(ups, c.Upstream+"="+p.base)
+		admins = append(admins, p.admin)
+	}
+	gw := startProcess(t, buildGateway(t), append(env, ups...)...)
+	return deployment{base: gw.base, admins: append([]string{gw.admin}, admins...)}
+}
+
+// exposureClean is traffic that reaches every endpoint without triggering
+// its defect: the key sent, valid input the planted code handles, requests
+// no handler runs for.
+var exposureClean = func() []suite.Case {
+	const json = "application/json"
+	reqs := []suite.Case{
+		{Target: suite.PathUnauthenticatedAccess, Header: http.Header{"X-Api-Key": {securitysvc.DefaultAPIKey}}},
+		{Method: "POST", Target: suite.PathInputTypeHandling, ContentType: json, Body: `{"number":"4111111111111111"}`},
+		{Method: "POST", Target: suite.PathInputTypeHandling, ContentType: json, Body: `{"number":`},
+		{Method: "POST", Target: suite.PathColumnSize, ContentType: json, Body: `{"text":"short"}`},
+		{Method: "POST", Target: suite.PathUnicodeEncoding, ContentType: json, Body: `{"text":"plain"}`},
+		{Target: suite.PathUndocumentedStatus + "?id=0"},
+		{Target: suite.PathUnboundedResultSet + "?limit=5"},
+		{Target: suite.PathInefficientAlgorithm + "?n=10&searchTerm=5"},
+		{Target: "/nowhere"},
+	}
+	for _, e := range catalogue.Endpoints {
+		reqs = append(reqs, suite.Case{Method: "OPTIONS", Target: e.Path})
+	}
+	return reqs
+}()
+
+// The service counts the requests that triggered each planted defect, and
+// the gateway's admin /defects answers for the whole deployment, in one
+// process and split into five: each defect's trigger requests count once
+// each, with the first as the example under the ID the client sent; clean
+// traffic counts nothing; a client that asks the service to name the defect
+// on the answer, as the gateway does, is not told; a reset empties the counts but not the
+// Prometheus counters; with DEFECTS=none nothing is ever triggered.
+func TestExposureEndToEnd(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []struct {
+		name  string
+		split bool
+	}{{"one process", false}, {"split", true}} {
+		for _, active := range []catalogue.Set{catalogue.All(), catalogue.None()} {
+			t.Run(mode.name+"/"+active.String(), func(t *testing.T) {
+				t.Parallel()
+				d := startDeployment(t, mode.split, "DEFECTS="+active.String())
+				checkExposure(t, d, active)
+			})
+		}
+	}
+}
+
+func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
+	client := &http.Client{Timeout: time.Minute}
+	before := time.Now().UTC()
+	if truth := defectsOf(t, d); truth.ExposureSince == nil || truth.ExposureSince.After(before) {
+		t.Fatalf("exposure_since %v, want the start, before %v", truth.ExposureSince, before)
+	} else {
+		for _, e := range truth.Defects {
+			if e.Exposure == nil || *e.Exposure != (catalogue.Exposure{}) {
+				t.Fatalf("%s at start: %+v, want count 0 and nulls", e.ID, e.Exposure)
+			}
+		}
+	}
+	send := func(c suite.Case, id string) {
+		t.Helper()
+		c.Header = c.Header.Clone()
+		if c.Header == nil {
+			c.Header = http.Header{}
+		}
+		c.Header.Set("X-Request-Id", id)
+		c.Header.Set(observe.HeaderReportTriggered, "1") // only the gateway may ask
+		res, err := suite.Do(t.Context(), client, d.base, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Header.Get("X-Request-Id"); got != id {
+			t.Errorf("%s %s: request ID %q, want %q", c.Method, c.Target, got, id)
+		}
+		for name := range res.Header {
+			if strings.HasPrefix(strings.ToLower(name), "showcase-") {
+				t.Errorf("%s %s: the answer carries %s", c.Method, c.Target, name)
+			}
+		}
+	}
+	for i, r := range exposureClean {
+		send(r, fmt.Sprintf("clean-%d", i))
+	}
+	for _, def := range catalogue.Defects {
+		e := catalogue.EndpointOf(def.ID)
+		for i, tr := range def.Triggers {
+			c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
+			if tr.Body != "" {
+				c.ContentType = "application/json"
+			}
+			send(c, fmt.Sprintf("trigger-%s-%d", def.ID, i))
+		}
+	}
+	after := time.Now().UTC()
+	truth := defectsOf(t, d)
+	counters := triggeredCounters(t, d)
+	for _, e := range truth.Defects {
+		def := catalogue.DefectOf(e.ID)
+		x := e.Exposure
+		if !active.Active(e.ID) {
+			if x == nil || *x != (catalogue.Exposure{}) || counters[e.ID] != 0 {
+				t.Errorf("%s switched off: exposure %+v, counter %v; want nothing triggered", e.ID, x, counters[e.ID])
+			}
+			continue
+		}
+		want := uint64(len(def.Triggers))
+		first := e.Triggers[0]
+		if x == nil || x.Count != want || x.First == nil || x.Last == nil || x.First.Before(before) || x.Last.Before(*x.First) || x.Last.After(after) ||
+			x.Example == nil || *x.Example != (catalogue.Example{Method: first.Method, Target: first.Target, RequestID: "trigger-" + string(e.ID) + "-0"}) {
+			t.Errorf("%s: exposure %+v (example %+v), want %d, the first trigger as the example", e.ID, x, x.Example, want)
+		}
+		if counters[e.ID] != float64(want) {
+			t.Errorf("%s: showcase_defect_triggered_total %v, want %d", e.ID, counters[e.ID], want)
+		}
+	}
+
+	res, err := client.Post(d.admins[0]+gateway.PathDefectsReset, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var reset struct {
+		ExposureSince time.Time `json:"exposure_since"`
+	}
+	if err := json.Unmarshal(body, &reset); err != nil || res.StatusCode != http.StatusOK || reset.ExposureSince.Before(after) {
+		t.Fatalf("POST %s: %d %s", gateway.PathDefectsReset, res.StatusCode, body)
+	}
+	truth = defectsOf(t, d)
+	for _, e := range truth.Defects {
+		if e.Exposure == nil || *e.Exposure != (catalogue.Exposure{}) {
+			t.Errorf("%s after reset: %+v", e.ID, e.Exposure)
+		}
+	}
+	if truth.ExposureSince == nil || !truth.ExposureSince.Equal(reset.ExposureSince) {
+		t.Errorf("exposure_since %v after a reset at %v", truth.ExposureSince, reset.ExposureSince)
+	}
+	if again := triggeredCounters(t, d); fmt.Sprint(again) != fmt.Sprint(counters) {
+		t.Errorf("the counters changed with the reset: %v, were %v", again, counters)
+	}
+}
+
+func defectsOf(t *testing.T, d deployment) catalogue.Truth {
+	t.Helper()
+	res, err := http.Get(d.admins[0] + gateway.PathDefects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var truth catalogue.Truth
+	if err := json.NewDecoder(res.Body).Decode(&truth); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", gateway.PathDefects, res.StatusCode, err)
+	}
+	return truth
+}
+
+var triggeredLine = regexp.MustCompile(`(?m)^showcase_defect_triggered_total\{defect="([^"]+)",service="([^"]+)"\} (\S+)$`)
+
+// triggeredCounters sums showcase_defect_triggered_total by defect over
+// every process of the deployment, as the README's PromQL does. Every
+// defect's series must be there, at zero until triggered.
+func triggeredCounters(t *testing.T, d deployment) map[catalogue.ID]float64 {
+	t.Helper()
+	sums := map[catalogue.ID]float64{}
+	for _, admin := range d.admins {
+		res, err := http.Get(admin + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, m := range triggeredLine.FindAllStringSubmatch(string(b), -1) {
+			v, err := strconv.ParseFloat(m[3], 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums[catalogue.ID(m[1])] += v
+		}
+	}
+	if len(sums) != len(catalogue.Defects) {
+		t.Errorf("showcase_defect_triggered_total has series for %v, want all ten", sums)
+	}
+	return sums
+}
