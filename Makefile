@@ -50,19 +50,20 @@ lint:
 ## fuzz: every fuzz target for FUZZTIME (default 1m) each; make test runs their seed corpora
 FUZZTIME ?= 1m
 FUZZ_TARGETS := platform/reqparse:FuzzQueryFirst platform/reqparse:FuzzParseInt platform/reqparse:FuzzDecodeObject \
-	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzGatewayRouting
+	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzGatewayRouting tools/score:FuzzRead
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
 
-## build: static binaries of the five programs in ./bin
+## build: static binaries of the five programs, and the scorer showcase-score, in ./bin
 build:
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/$$c ./$$c/cmd/$$c; \
 	done
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/showcase-score ./tools/cmd/showcase-score
 
 ## images: the five images, FROM scratch with the binaries built here (no image is pulled)
 images: build

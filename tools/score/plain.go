@@ -1,0 +1,127 @@
+package score
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/defectshowcase/showcase/catalogue"
+)
+
+// plainFinding is one row of the plain format, CSV or JSON.
+type plainFinding struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Class  string `json:"class"`
+	Detail string `json:"detail"`
+}
+
+// plain turns a row into a finding. Its class must be one of the
+// catalogue's: the plain format is what a report is converted to, and a
+// class the scorer cannot read would score wrong.
+func plain(name string, line int, p plainFinding) (Finding, error) {
+	op, ok := operationOf(p.Method, p.Path)
+	if !ok {
+		return Finding{}, &InputError{File: name, Line: line, Msg: fmt.Sprintf("%q %q is not a method and a path", p.Method, p.Path)}
+	}
+	class := catalogue.Class(strings.TrimSpace(p.Class))
+	if !knownClass(class) {
+		return Finding{}, &InputError{File: name, Line: line, Msg: fmt.Sprintf("class %q: want one of %s", p.Class, classList())}
+	}
+	return Finding{Operation: op, Class: class, Check: string(class), Detail: p.Detail, Line: line}, nil
+}
+
+func knownClass(c catalogue.Class) bool {
+	for _, k := range Classes {
+		if k == c {
+			return true
+		}
+	}
+	return false
+}
+
+func classList() string {
+	var s []string
+	for _, c := range Classes {
+		s = append(s, string(c))
+	}
+	return strings.Join(s, ", ")
+}
+
+// readCSV reads a CSV with a header naming at least the columns method, path
+// and class (detail is optional), in any order.
+func readCSV(name string, data []byte) (Report, error) {
+	r := Report{Format: "csv", Tool: "CSV"}
+	cr := csv.NewReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return r, csvError(name, err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	for _, need := range []string{"method", "path", "class"} {
+		if _, ok := col[need]; !ok {
+			return r, &InputError{File: name, Line: 1, Msg: "not a report this scorer reads: Schemathesis ndjson, JUnit XML, SARIF 2.1.0, or CSV/JSON of method,path,class (a CSV needs a header with method, path and class)"}
+		}
+	}
+	get := func(rec []string, k string) string {
+		if i, ok := col[k]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return r, csvError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		f, err := plain(name, line, plainFinding{get(rec, "method"), get(rec, "path"), get(rec, "class"), get(rec, "detail")})
+		if err != nil {
+			return r, err
+		}
+		r.add(f)
+	}
+	return r, nil
+}
+
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &InputError{File: name, Line: pe.Line, Msg: "CSV: " + pe.Err.Error()}
+	}
+	return &InputError{File: name, Line: 1, Msg: "CSV: " + err.Error()}
+}
+
+// readJSONList reads a JSON array of {"method", "path", "class", "detail"}.
+func readJSONList(name string, data []byte) (Report, error) {
+	r := Report{Format: "json", Tool: "JSON"}
+	var rows []plainFinding
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rows); err != nil {
+		return r, &InputError{File: name, Line: jsonErrorLine(data, err), Msg: "JSON: " + err.Error()}
+	}
+	if dec.More() {
+		return r, &InputError{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "JSON: more after the array"}
+	}
+	lines := valueLines(data, func(p []string) bool { return len(p) == 0 }, func(p []string) bool { return len(p) == 1 })
+	for i, row := range rows {
+		f, err := plain(name, lines[itoa(i)], row)
+		if err != nil {
+			return r, err
+		}
+		r.add(f)
+	}
+	return r, nil
+}

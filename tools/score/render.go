@@ -1,0 +1,235 @@
+package score
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/defectshowcase/showcase/catalogue"
+)
+
+// Formats are the scorecard's output formats.
+var Formats = []string{"text", "markdown", "json", "svg"}
+
+// Write writes the scorecard in a format of Formats.
+func (sc Scorecard) Write(w io.Writer, format string) error {
+	switch format {
+	case "text":
+		return sc.writeText(w)
+	case "markdown":
+		return sc.writeMarkdown(w)
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sc)
+	case "svg":
+		return sc.writeSVG(w)
+	}
+	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
+}
+
+// Headline is the scorecard in one sentence.
+func (sc Scorecard) Headline() string {
+	s := fmt.Sprintf("%d of %d planted defects reported, %d unplanted", sc.Total.Reported, sc.Total.Active, len(sc.Unplanted))
+	if sc.Baseline != "" {
+		s += fmt.Sprintf(", %d false positives", len(sc.FalsePositives))
+	}
+	return s
+}
+
+func (sc Scorecard) title() string {
+	return fmt.Sprintf("%s against the defect showcase (DEFECTS=%s)", sc.Tool, sc.Setting)
+}
+
+func checks(fs []Finding) string {
+	var parts []string
+	for _, f := range fs {
+		parts = append(parts, fmt.Sprintf("%s ×%d", f.Check, f.Count))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func triggered(d DefectScore) string {
+	if d.Triggered == nil {
+		return "—"
+	}
+	return fmt.Sprint(*d.Triggered)
+}
+
+func rate(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *p)
+}
+
+func findingLine(f Finding) string {
+	class := string(f.Class)
+	if class == "" {
+		class = "no class"
+	}
+	s := fmt.Sprintf("%s  %s (%s) ×%d", f.Operation, f.Check, class, f.Count)
+	if f.Detail != "" {
+		s += ": " + f.Detail
+	}
+	return s
+}
+
+func (sc Scorecard) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "%s\n%s.\nreport: %s\n", sc.title(), sc.Headline(), sc.Report)
+	if sc.Baseline != "" {
+		fmt.Fprintf(w, "baseline (DEFECTS=none): %s\n", sc.Baseline)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "DEFECT\tOPERATION\tVERDICT\tTRIGGERED\tFINDINGS\tFACES")
+	for _, d := range sc.Defects {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Operation, d.Verdict(), triggered(d), orDash(checks(d.Findings)), orDash(checks(d.Faces)))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nunplanted findings: %d\n", len(sc.Unplanted))
+	for _, f := range sc.Unplanted {
+		fmt.Fprintf(w, "  %s\n", findingLine(f))
+	}
+	if sc.Baseline != "" {
+		fmt.Fprintf(w, "false positives (the baseline's findings): %d\n", len(sc.FalsePositives))
+		for _, f := range sc.FalsePositives {
+			fmt.Fprintf(w, "  %s\n", findingLine(f))
+		}
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CATEGORY\tACTIVE\tREPORTED\tUNPLANTED\tTPR\tFPR\tYOUDEN J")
+	for _, c := range append(sc.Categories, sc.Total) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", c.Name, c.Active, c.Reported, c.Unplanted, rate(c.TPR), rate(c.FPR), rate(c.J))
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func md(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func (sc Scorecard) writeMarkdown(w io.Writer) error {
+	fmt.Fprintf(w, "**%s**: %s.\n\n", md(sc.title()), sc.Headline())
+	fmt.Fprintln(w, "| defect | operation | verdict | triggered | findings | faces |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, d := range sc.Defects {
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s |\n", d.ID, d.Operation, d.Verdict(), triggered(d), md(orDash(checks(d.Findings))), md(orDash(checks(d.Faces))))
+	}
+	list := func(title string, fs []Finding) {
+		fmt.Fprintf(w, "\n%s: %d\n", title, len(fs))
+		if len(fs) > 0 {
+			fmt.Fprintln(w)
+		}
+		for _, f := range fs {
+			fmt.Fprintf(w, "- %s\n", md(findingLine(f)))
+		}
+	}
+	list("Unplanted findings", sc.Unplanted)
+	if sc.Baseline != "" {
+		list("False positives (the baseline's findings)", sc.FalsePositives)
+	}
+	fmt.Fprintln(w, "\n| category | active | reported | unplanted | TPR | FPR | Youden's J |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	for _, c := range append(sc.Categories, sc.Total) {
+		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s |\n", c.Name, c.Active, c.Reported, c.Unplanted, rate(c.TPR), rate(c.FPR), rate(c.J))
+	}
+	return nil
+}
+
+func esc(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
+}
+
+// Verdict colours, chosen to stay apart for the colour-blind: blue, orange,
+// a dark red and grey.
+var verdictColour = map[string]string{
+	"reported":              "#1f77b4",
+	"missed, reached":       "#ff7f0e",
+	"missed":                "#b2182b",
+	"missed, never reached": "#b2182b",
+	"off":                   "#bdbdbd",
+}
+
+// writeSVG draws the scorecard for a slide (16:9): the ten defects as tiles
+// coloured by verdict, and per category the true and false positive rates as
+// bars with Youden's J.
+func (sc Scorecard) writeSVG(w io.Writer) error {
+	const width, height = 960, 540
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif">`+"\n", width, height, width, height)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
+	fmt.Fprintf(&b, `<text x="40" y="52" font-size="26" font-weight="bold" fill="#222">%s</text>`+"\n", esc(sc.Tool))
+	fmt.Fprintf(&b, `<text x="40" y="84" font-size="17" fill="#444">%s</text>`+"\n", esc(sc.Headline()+" · DEFECTS="+sc.Setting))
+	// The ten tiles.
+	tileW, gap := 82.0, 6.0
+	for i, d := range sc.Defects {
+		x := 40 + float64(i)*(tileW+gap)
+		colour := verdictColour[d.Verdict()]
+		fmt.Fprintf(&b, `<g><title>%s</title><rect x="%.0f" y="112" width="%.0f" height="86" rx="6" fill="%s"/>`, esc(fmt.Sprintf("%s %s: %s", d.ID, d.Title, d.Verdict())), x, tileW, colour)
+		fmt.Fprintf(&b, `<text x="%.0f" y="148" font-size="16" font-weight="bold" fill="#fff" text-anchor="middle">%s</text>`, x+tileW/2, esc(string(d.ID)))
+		label := d.Verdict()
+		if d.Triggered != nil {
+			label = fmt.Sprintf("hit %d×", *d.Triggered)
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="174" font-size="12" fill="#fff" text-anchor="middle">%s</text></g>`+"\n", x+tileW/2, esc(label))
+	}
+	legend := []string{"reported", "missed, reached", "missed", "off"}
+	for i, l := range legend {
+		x := 40 + float64(i)*170
+		name := l
+		if l == "missed" {
+			name = "missed (not reached)"
+			if sc.Defects[0].Exposed == nil {
+				name = "missed"
+			}
+		}
+		fmt.Fprintf(&b, `<rect x="%.0f" y="212" width="14" height="14" fill="%s"/><text x="%.0f" y="224" font-size="13" fill="#444">%s</text>`+"\n", x, verdictColour[l], x+20, esc(name))
+	}
+	// The category bars.
+	top, rowH, barX, barW := 262.0, 52.0, 250.0, 480.0
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="13" fill="#444">true positive rate</text>`, barX, top-6)
+	if sc.Baseline != "" {
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="13" fill="#b2182b">false positive rate</text><text x="%.0f" y="%.0f" font-size="13" fill="#444" text-anchor="end">Youden's J</text>`, barX+150, top-6, width-40.0, top-6)
+	}
+	b.WriteString("\n")
+	for i, c := range append(sc.Categories, sc.Total) {
+		y := top + float64(i)*rowH
+		fmt.Fprintf(&b, `<text x="40" y="%.0f" font-size="16" fill="#222"%s>%s</text>`, y+24, map[bool]string{true: ` font-weight="bold"`}[c.Name == "all"], esc(categoryTitle(c.Name)))
+		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.0f" height="16" fill="#eeeeee"/>`, barX, y+4, barW)
+		if c.TPR != nil {
+			fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.1f" height="16" fill="#1f77b4"/>`, barX, y+4, barW**c.TPR)
+		}
+		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="13" fill="#222">%s (%d/%d)</text>`, barX+barW+10, y+17, rate(c.TPR), c.Reported, c.Active)
+		if c.FPR != nil {
+			fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="%.0f" height="12" fill="#eeeeee"/><rect x="%.0f" y="%.0f" width="%.1f" height="12" fill="#b2182b"/>`, barX, y+24, barW, barX, y+24, barW**c.FPR)
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="12" fill="#b2182b">%s</text>`, barX+barW+10, y+35, rate(c.FPR))
+			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="18" font-weight="bold" fill="#222" text-anchor="end">%s</text>`, width-40.0, y+26, rate(c.J))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func categoryTitle(name string) string {
+	if name == "all" {
+		return "All ten"
+	}
+	if c, ok := catalogue.CategoryNamed(name); ok {
+		return c.Title
+	}
+	return name
+}

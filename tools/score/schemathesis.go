@@ -1,0 +1,112 @@
+package score
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// schemathesisEvent is the part of a Schemathesis 4 ndjson event the scorer
+// reads: the version, and each scenario's checks by test case.
+type schemathesisEvent struct {
+	Initialize *struct {
+		Version string `json:"schemathesis_version"`
+	} `json:"Initialize"`
+	EngineFinished   json.RawMessage `json:"EngineFinished"`
+	ScenarioFinished *struct {
+		Recorder *struct {
+			Label  string                         `json:"label"`
+			Checks map[string][]schemathesisCheck `json:"checks"`
+		} `json:"recorder"`
+	} `json:"ScenarioFinished"`
+}
+
+type schemathesisCheck struct {
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	FailureInfo *struct {
+		Failure struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"failure"`
+	} `json:"failure_info"`
+}
+
+// readSchemathesis reads the ndjson event stream of Schemathesis 4
+// (--report ndjson): every failed check of every scenario, on the
+// operation its recorder names.
+func readSchemathesis(name string, data []byte) (Report, error) {
+	r := Report{Format: "schemathesis-ndjson", Tool: "Schemathesis"}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 1<<20), MaxReportBytes)
+	line, finished := 0, false
+	for sc.Scan() {
+		line++
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		var ev schemathesisEvent
+		if err := json.Unmarshal(text, &ev); err != nil {
+			return r, &InputError{File: name, Line: line, Msg: "not a Schemathesis event: " + err.Error()}
+		}
+		if ev.Initialize != nil {
+			if !strings.HasPrefix(ev.Initialize.Version, "4.") {
+				return r, &InputError{File: name, Line: line, Msg: fmt.Sprintf("Schemathesis %q: this reader knows the ndjson of Schemathesis 4", ev.Initialize.Version)}
+			}
+			r.Tool = "Schemathesis " + ev.Initialize.Version
+		}
+		if finished {
+			return r, &InputError{File: name, Line: line, Msg: "an event after EngineFinished"}
+		}
+		finished = ev.EngineFinished != nil
+		if ev.ScenarioFinished == nil || ev.ScenarioFinished.Recorder == nil {
+			continue
+		}
+		rec := ev.ScenarioFinished.Recorder
+		var failed []schemathesisCheck
+		cases := make([]string, 0, len(rec.Checks))
+		for id := range rec.Checks {
+			cases = append(cases, id)
+		}
+		sort.Strings(cases) // the map's order is not the file's
+		for _, id := range cases {
+			for _, c := range rec.Checks[id] {
+				if c.Status == "failure" {
+					failed = append(failed, c)
+				}
+			}
+		}
+		if len(failed) == 0 {
+			continue
+		}
+		op, ok := methodAndPath(rec.Label)
+		if !ok {
+			return r, &InputError{File: name, Line: line, Msg: fmt.Sprintf("scenario %q names no operation", rec.Label)}
+		}
+		for _, c := range failed {
+			if c.Name == "" {
+				return r, &InputError{File: name, Line: line, Msg: "a failed check without a name"}
+			}
+			f := Finding{Operation: op, Check: c.Name, Class: classOf(c.Name), Line: line}
+			if c.FailureInfo != nil {
+				f.Detail = c.FailureInfo.Failure.Message
+			}
+			r.add(f)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return r, &InputError{File: name, Line: line + 1, Msg: err.Error()}
+	}
+	if r.Tool == "Schemathesis" {
+		return r, &InputError{File: name, Line: 1, Msg: "no Initialize event: not a Schemathesis ndjson report"}
+	}
+	if !finished {
+		// An interrupted run reports less than it found: never score it.
+		return r, &InputError{File: name, Line: line, Msg: "no EngineFinished event: the run or the file was cut short"}
+	}
+	return r, nil
+}

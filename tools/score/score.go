@@ -1,0 +1,225 @@
+package score
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/defectshowcase/showcase/catalogue"
+)
+
+// Instance is what the scorer knows of the instance the tool ran against:
+// which defects were active, and, read from its /defects, what each
+// exposure was.
+type Instance struct {
+	Active   catalogue.Set
+	Exposure map[catalogue.ID]uint64 // nil: not known
+}
+
+// Scorecard is a report scored against the ground truth.
+type Scorecard struct {
+	Tool     string `json:"tool"`
+	Report   string `json:"report"`
+	Baseline string `json:"baseline,omitempty"`
+	Setting  string `json:"setting"` // the active defects
+
+	Defects []DefectScore `json:"defects"`
+	// Unplanted are findings that match no active planted defect.
+	Unplanted []Finding `json:"unplanted"`
+	// FalsePositives are the baseline's findings, every one of them false:
+	// nothing is planted there. Absent without a baseline.
+	FalsePositives []Finding `json:"false_positives,omitempty"`
+
+	Categories []CategoryScore `json:"categories"`
+	Total      CategoryScore   `json:"total"`
+}
+
+// DefectScore is one planted defect's verdict.
+type DefectScore struct {
+	ID        catalogue.ID `json:"id"`
+	Category  string       `json:"category"`
+	Operation Operation    `json:"operation"`
+	Title     string       `json:"title"`
+	Active    bool         `json:"active"`
+	// Reported: a finding of one of its classes on its operation.
+	Reported bool `json:"reported"`
+	// Exposed: the tool's traffic triggered it (null when the instance's
+	// exposure was not given); Triggered is how often.
+	Exposed   *bool   `json:"exposed"`
+	Triggered *uint64 `json:"triggered,omitempty"`
+	// Findings are those that report it; Faces the further ones that are
+	// the same defect seen from another side.
+	Findings []Finding `json:"findings"`
+	Faces    []Finding `json:"faces"`
+}
+
+// Verdict is a defect's verdict in a word.
+func (d DefectScore) Verdict() string {
+	switch {
+	case !d.Active:
+		return "off"
+	case d.Reported:
+		return "reported"
+	case d.Exposed == nil:
+		return "missed"
+	case *d.Exposed:
+		return "missed, reached"
+	default:
+		return "missed, never reached"
+	}
+}
+
+// CategoryScore is a category's rates, OWASP Benchmark's way: the true
+// positive rate over the active defects, the false positive rate over the
+// category's operations in the baseline run (an operation with any finding
+// there is a false positive), and Youden's J, their difference.
+type CategoryScore struct {
+	Name      string   `json:"name"`
+	Active    int      `json:"active"`
+	Reported  int      `json:"reported"`
+	Unplanted int      `json:"unplanted"`
+	TPR       *float64 `json:"tpr"` // null without an active defect
+	// With a baseline:
+	Operations  int      `json:"operations,omitempty"`
+	FalseAlarms int      `json:"false_alarm_operations,omitempty"` // operations with a finding in the baseline
+	FPR         *float64 `json:"fpr,omitempty"`
+	J           *float64 `json:"youden_j,omitempty"`
+}
+
+// Score scores rep against the instance; baseline, if not nil, is a report
+// of the same tool against an instance with every defect switched off.
+func Score(rep Report, inst Instance, baseline *Report) Scorecard {
+	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Setting: inst.Active.String(), Unplanted: []Finding{}}
+	byID := map[catalogue.ID]*DefectScore{}
+	for _, d := range catalogue.Defects {
+		e := catalogue.EndpointOf(d.ID)
+		ds := DefectScore{ID: d.ID, Category: e.Category, Operation: Operation{e.Method, e.Path}, Title: d.Title,
+			Active: inst.Active.Active(d.ID), Findings: []Finding{}, Faces: []Finding{}}
+		if inst.Exposure != nil {
+			n := inst.Exposure[d.ID]
+			exposed := n > 0
+			ds.Exposed, ds.Triggered = &exposed, &n
+		}
+		sc.Defects = append(sc.Defects, ds)
+	}
+	for i := range sc.Defects {
+		byID[sc.Defects[i].ID] = &sc.Defects[i]
+	}
+	for _, f := range rep.Findings {
+		d, ok := defectAt(f.Operation)
+		if !ok || !inst.Active.Active(d.ID) {
+			sc.Unplanted = append(sc.Unplanted, f)
+			continue
+		}
+		ds := byID[d.ID]
+		switch {
+		case slices.Contains(d.Classes, f.Class) || (f.CWE != 0 && f.CWE == d.CWE):
+			ds.Findings = append(ds.Findings, f)
+			ds.Reported = true
+		case f.Class != "" && slices.Contains(d.Faces, f.Class):
+			ds.Faces = append(ds.Faces, f)
+		default:
+			sc.Unplanted = append(sc.Unplanted, f)
+		}
+	}
+	falseAlarm := map[Operation]bool{}
+	if baseline != nil {
+		sc.Baseline = baseline.File
+		sc.FalsePositives = append([]Finding{}, baseline.Findings...)
+		for _, f := range baseline.Findings {
+			falseAlarm[f.Operation] = true
+		}
+	}
+	total := CategoryScore{Name: "all"}
+	for _, c := range catalogue.Categories {
+		cs := CategoryScore{Name: c.Name}
+		for _, d := range sc.Defects {
+			if d.Category != c.Name {
+				continue
+			}
+			cs.Operations++
+			if d.Active {
+				cs.Active++
+			}
+			if d.Reported {
+				cs.Reported++
+			}
+			if falseAlarm[d.Operation] {
+				cs.FalseAlarms++
+			}
+		}
+		for _, f := range sc.Unplanted {
+			if d, ok := defectAt(f.Operation); ok && catalogue.EndpointOf(d.ID).Category == c.Name {
+				cs.Unplanted++
+			}
+		}
+		rates(&cs, baseline != nil)
+		total.Active += cs.Active
+		total.Reported += cs.Reported
+		total.Unplanted += cs.Unplanted
+		total.Operations += cs.Operations
+		total.FalseAlarms += cs.FalseAlarms
+		sc.Categories = append(sc.Categories, cs)
+	}
+	total.Unplanted = len(sc.Unplanted)
+	rates(&total, baseline != nil)
+	sc.Total = total
+	return sc
+}
+
+func rates(cs *CategoryScore, baseline bool) {
+	if cs.Active > 0 {
+		tpr := float64(cs.Reported) / float64(cs.Active)
+		cs.TPR = &tpr
+	}
+	if !baseline {
+		cs.Operations, cs.FalseAlarms = 0, 0
+		return
+	}
+	fpr := float64(cs.FalseAlarms) / float64(cs.Operations)
+	cs.FPR = &fpr
+	if cs.TPR != nil {
+		j := *cs.TPR - fpr
+		cs.J = &j
+	}
+}
+
+// defectAt is the defect planted in the operation, if it is one of the
+// contract's.
+func defectAt(op Operation) (catalogue.Defect, bool) {
+	for _, e := range catalogue.Endpoints {
+		if e.Method == op.Method && e.Path == op.Path {
+			return catalogue.DefectOf(e.Defect), true
+		}
+	}
+	return catalogue.Defect{}, false
+}
+
+// ParseExposure reads an instance from its ground truth (the admin
+// /defects, or a file showcase-truth wrote): the active defects, and how
+// often each was triggered when the truth carries exposure.
+func ParseExposure(name string, data []byte) (Instance, error) {
+	var t catalogue.Truth
+	if err := json.Unmarshal(data, &t); err != nil {
+		return Instance{}, &InputError{File: name, Line: jsonErrorLine(data, err), Msg: "not the ground truth of /defects: " + err.Error()}
+	}
+	if t.Version != catalogue.Version {
+		return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("ground truth version %d: this scorer reads version %d", t.Version, catalogue.Version)}
+	}
+	active, err := catalogue.Parse(t.Setting)
+	if err != nil {
+		return Instance{}, &InputError{File: name, Line: 1, Msg: "setting: " + err.Error()}
+	}
+	inst := Instance{Active: active}
+	if t.ExposureSince == nil {
+		return inst, nil // a file without an instance behind it
+	}
+	inst.Exposure = map[catalogue.ID]uint64{}
+	for _, d := range t.Defects {
+		if d.Exposure == nil {
+			return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("%s has no exposure", d.ID)}
+		}
+		inst.Exposure[d.ID] = d.Exposure.Count
+	}
+	return inst, nil
+}
