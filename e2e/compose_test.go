@@ -111,6 +111,24 @@ func composeDefectsOff(t *testing.T, tool []string, tag string) {
 		t.Fatalf("/defects: %d %s", status, body)
 	}
 	t.Run("suite", func(t *testing.T) { suite.RunFor(t, base, client, catalogue.None()) })
+	composeExposure(t, client, admin, false)
+}
+
+// composeExposure: after the suite, the gateway's admin port answers for
+// the four services behind it: every defect triggered (the suite sends
+// each one's triggers), or, switched off, none.
+func composeExposure(t *testing.T, client *http.Client, admin string, on bool) {
+	t.Helper()
+	status, body := fetch(t, client, admin+"/defects")
+	var truth catalogue.Truth
+	if status != 200 || json.Unmarshal(body, &truth) != nil {
+		t.Fatalf("/defects: %d %s", status, body)
+	}
+	for _, d := range truth.Defects {
+		if d.Exposure == nil || (d.Exposure.Count > 0) != on {
+			t.Errorf("%s after the suite: exposure %+v, want triggered %v", d.ID, d.Exposure, on)
+		}
+	}
 }
 
 // Each image is a static binary in an empty image: under 20 MB, run as a
@@ -156,6 +174,7 @@ func composeScenario(t *testing.T, tool []string, tag string) {
 	t.Logf("compose up to healthy: %s", time.Since(start).Round(10*time.Millisecond))
 
 	t.Run("suite", func(t *testing.T) { suite.Run(t, base, client) })
+	composeExposure(t, client, admin, true)
 
 	gatewayID := strings.TrimSpace(compose("ps", "-q", "gateway"))
 	startedAt := inspect(t, gatewayID, "{{.State.StartedAt}}")

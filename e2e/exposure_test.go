@@ -2,9 +2,13 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -223,4 +227,70 @@ func triggeredCounters(t *testing.T, d deployment) map[catalogue.ID]float64 {
 		t.Errorf("showcase_defect_triggered_total has series for %v, want all ten", sums)
 	}
 	return sums
+}
+
+// The scorer against a live instance: a report that names every defect but
+// CONF-04 and PERF-02, after traffic that triggered every defect but
+// PERF-02, scores eight reported, CONF-04 missed though reached, and
+// PERF-02 missed and never reached, reading the exposure from the running
+// gateway's admin port.
+func TestScoreAgainstALiveInstance(t *testing.T) {
+	t.Parallel()
+	scorer := buildBinary(t, modulePath+"tools/cmd/showcase-score")
+	d := startDeployment(t, false)
+	client := &http.Client{Timeout: time.Minute}
+	report := "method,path,class\n"
+	for _, def := range catalogue.Defects {
+		e := catalogue.EndpointOf(def.ID)
+		if def.ID != catalogue.PERF02 {
+			for _, tr := range def.Triggers {
+				c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
+				if tr.Body != "" {
+					c.ContentType = "application/json"
+				}
+				if _, err := suite.Do(t.Context(), client, d.base, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if def.ID != catalogue.PERF02 && def.ID != catalogue.CONF04 {
+			report += fmt.Sprintf("%s,%s,%s\n", e.Method, e.Path, def.Classes[0])
+		}
+	}
+	file := filepath.Join(t.TempDir(), "report.csv")
+	if err := os.WriteFile(file, []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(scorer, "-exposure", d.admins[0]+gateway.PathDefects, "-format", "json", file).Output()
+	if err != nil {
+		t.Fatalf("showcase-score: %v", err)
+	}
+	var sc struct {
+		Defects []struct {
+			ID       catalogue.ID `json:"id"`
+			Reported bool         `json:"reported"`
+			Exposed  *bool        `json:"exposed"`
+		} `json:"defects"`
+		Unplanted []json.RawMessage `json:"unplanted"`
+	}
+	if err := json.Unmarshal(out, &sc); err != nil || len(sc.Defects) != 10 || len(sc.Unplanted) != 0 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, def := range sc.Defects {
+		wantReported := def.ID != catalogue.PERF02 && def.ID != catalogue.CONF04
+		wantExposed := def.ID != catalogue.PERF02
+		if def.Reported != wantReported || def.Exposed == nil || *def.Exposed != wantExposed {
+			t.Errorf("%s: reported %v exposed %v; want %v, %v", def.ID, def.Reported, def.Exposed, wantReported, wantExposed)
+		}
+	}
+	// A report it cannot read: exit 2, naming the file and line.
+	_ = os.WriteFile(file, []byte("method,path,class\nGET,/x,broken\n"), 0o644)
+	cmd := exec.Command(scorer, "-exposure", d.admins[0]+gateway.PathDefects, file)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), file+":2:") {
+		t.Errorf("a bad report: %v, %s", err, stderr.String())
+	}
 }
