@@ -185,15 +185,16 @@ func (sc Scorecard) writeSVG(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, `<text x="%.0f" y="174" font-size="12" fill="#fff" text-anchor="middle">%s</text></g>`+"\n", x+tileW/2, esc(label))
 	}
-	legend := []string{"reported", "missed, reached", "missed", "off"}
+	legend := []string{"reported", "missed", "off"}
+	exposure := sc.Defects[0].Exposed != nil
+	if exposure {
+		legend = []string{"reported", "missed, reached", "missed", "off"}
+	}
 	for i, l := range legend {
 		x := 40 + float64(i)*170
 		name := l
-		if l == "missed" {
-			name = "missed (not reached)"
-			if sc.Defects[0].Exposed == nil {
-				name = "missed"
-			}
+		if l == "missed" && exposure {
+			name = "missed, never reached"
 		}
 		fmt.Fprintf(&b, `<rect x="%.0f" y="212" width="14" height="14" fill="%s"/><text x="%.0f" y="224" font-size="13" fill="#444">%s</text>`+"\n", x, verdictColour[l], x+20, esc(name))
 	}
