@@ -83,9 +83,7 @@ const contractAllow = "GET, HEAD, OPTIONS"
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only the gateway asks a service to name the defect a request
 	// triggered; a client that asks gets nothing more for it.
-	if _, ok := r.Header[observe.HeaderReportTriggered]; ok {
-		delete(r.Header, observe.HeaderReportTriggered)
-	}
+	delete(r.Header, observe.HeaderReportTriggered)
 	path := r.URL.Path
 	for _, rw := range g.rows {
 		if strings.HasPrefix(path, rw.prefix) && (len(path) == len(rw.prefix) || path[len(rw.prefix)] == '/') {
