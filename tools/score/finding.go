@@ -135,13 +135,10 @@ func operationOf(method, target string) (Operation, bool) {
 		return Operation{}, false
 	}
 	u, err := url.Parse(target)
-	if err != nil || (u.Path == "" && u.Opaque == "") {
+	if err != nil || !strings.HasPrefix(u.Path, "/") {
 		return Operation{}, false
 	}
 	path := u.Path
-	if path == "" || path[0] != '/' {
-		return Operation{}, false
-	}
 	method = strings.ToUpper(strings.TrimSpace(method))
 	if method == "" {
 		for _, e := range catalogue.Endpoints {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -117,7 +118,7 @@ func readJSONList(name string, data []byte) (Report, error) {
 	}
 	lines := valueLines(data, func(p []string) bool { return len(p) == 0 }, func(p []string) bool { return len(p) == 1 })
 	for i, row := range rows {
-		f, err := plain(name, lines[itoa(i)], row)
+		f, err := plain(name, lines[strconv.Itoa(i)], row)
 		if err != nil {
 			return r, err
 		}

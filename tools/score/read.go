@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 )
 
 // MaxReportBytes bounds a report, unpacked: the largest real one is a few
@@ -151,7 +152,7 @@ func valueLines(data []byte, descend, keep func(path []string) bool) map[string]
 			_, err = dec.Token()
 		case json.Delim('['):
 			for i := 0; dec.More(); i++ {
-				if err := walk(append(path, itoa(i))); err != nil {
+				if err := walk(append(path, strconv.Itoa(i))); err != nil {
 					return err
 				}
 			}
@@ -184,9 +185,4 @@ func joinPath(path []string) string {
 		b.WriteString(p)
 	}
 	return b.String()
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
 }

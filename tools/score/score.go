@@ -156,12 +156,11 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 		rates(&cs, baseline != nil)
 		total.Active += cs.Active
 		total.Reported += cs.Reported
-		total.Unplanted += cs.Unplanted
 		total.Operations += cs.Operations
 		total.FalseAlarms += cs.FalseAlarms
 		sc.Categories = append(sc.Categories, cs)
 	}
-	total.Unplanted = len(sc.Unplanted)
+	total.Unplanted = len(sc.Unplanted) // those on no operation of the contract too
 	rates(&total, baseline != nil)
 	sc.Total = total
 	return sc
