@@ -26,24 +26,37 @@ import (
 // front of the four services.
 type deployment struct {
 	base   string
-	admins []string // the gateway's admin URL first
+	admins []string            // the gateway's admin URL first
+	procs  map[string]*process // by category name, and "gateway"
+}
+
+// servedBy is the process that answers a category's requests: its service,
+// or the gateway in one process.
+func (d deployment) servedBy(category string) *process {
+	if p, ok := d.procs[category]; ok {
+		return p
+	}
+	return d.procs["gateway"]
 }
 
 func startDeployment(t *testing.T, split bool, env ...string) deployment {
 	t.Helper()
 	if !split {
 		p := startProcess(t, buildGateway(t), env...)
-		return deployment{base: p.base, admins: []string{p.admin}}
+		return deployment{base: p.base, admins: []string{p.admin}, procs: map[string]*process{"gateway": p}}
 	}
 	var ups, admins []string
+	procs := map[string]*process{}
 	for _, c := range catalogue.Categories {
 		svc := c.Name + "-svc"
 		p := startProcess(t, buildBinary(t, modulePath+svc+"/cmd/"+svc), env...)
 		ups = append(ups, c.Upstream+"="+p.base)
 		admins = append(admins, p.admin)
+		procs[c.Name] = p
 	}
 	gw := startProcess(t, buildGateway(t), append(env, ups...)...)
-	return deployment{base: gw.base, admins: append([]string{gw.admin}, admins...)}
+	procs["gateway"] = gw
+	return deployment{base: gw.base, admins: append([]string{gw.admin}, admins...), procs: procs}
 }
 
 // exposureClean is traffic that reaches every endpoint without triggering

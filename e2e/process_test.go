@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,7 +26,25 @@ type process struct {
 	base   string
 	admin  string
 	exited chan error
-	logs   *strings.Builder
+	logs   *syncLog
+}
+
+// syncLog is a process's output so far, read while it is still written.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) WriteString(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(s)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func buildGateway(t *testing.T) string {
@@ -54,7 +73,7 @@ func startProcessAt(t *testing.T, bin, addr string, env ...string) *process {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &process{cmd: cmd, exited: make(chan error, 1), logs: &strings.Builder{}}
+	p := &process{cmd: cmd, exited: make(chan error, 1), logs: &syncLog{}}
 	addrs := make(chan [2]string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -223,6 +242,9 @@ func TestProcessCommandLine(t *testing.T) {
 		{nil, "UPSTREAM_ERRORS=errors-svc:8082", 2, []string{`UPSTREAM_ERRORS="errors-svc:8082": want an http(s) URL`}},
 		{[]string{"-defects", "SEC-01,CONF-9"}, "DEFECTS=none", 2, []string{`-defects`, `"conf-9"`}},
 		{[]string{"serve"}, "", 2, []string{`unexpected argument "serve"`}},
+		{nil, "SQLITE_PATH=/tmp/x.db?_pragma=journal_mode(DELETE)", 2, []string{`SQLITE_PATH="/tmp/x.db?_pragma=journal_mode(DELETE)": a path with '?'`}},
+		{nil, "PPROF=yes", 2, []string{`PPROF="yes"`}},
+		{nil, "ADDR=garbage", 2, []string{`ADDR="garbage": want host:port`}},
 	} {
 		t.Run(strings.Join(append(tc.args, tc.env), " "), func(t *testing.T) {
 			cmd := exec.Command(bin, append([]string{"-addr", held.Addr().String(), "-admin-addr", "127.0.0.1:0"}, tc.args...)...)

@@ -3,6 +3,7 @@ package errorssvc
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,7 +130,8 @@ func TestRecordStore(t *testing.T) {
 	}
 }
 
-// A configured file keeps its rows across restarts.
+// A configured file keeps its rows across restarts, and it and its WAL are
+// readable by their owner alone, whatever the umask.
 func TestRecordStoreFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "records.db")
@@ -153,6 +155,11 @@ func TestRecordStoreFile(t *testing.T) {
 	if n, _ := st.count(context.Background(), records); n != 2 {
 		t.Fatalf("%d rows after two runs, want 2", n)
 	}
+	for _, f := range []string{path, path + "-wal"} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v %v, want mode 0600", f, fi.Mode(), err)
+		}
+	}
 }
 
 func TestSettings(t *testing.T) {
@@ -167,6 +174,7 @@ func TestSettings(t *testing.T) {
 		{"set", map[string]string{"SQLITE_PATH": "/data/x.db", "SQLITE_MAX_ROWS": "50", "MAX_BODY_BYTES": "4096"}, Config{SQLitePath: "/data/x.db", MaxRows: 50, MaxBodyBytes: 4096}, false},
 		{"a zero cap", map[string]string{"SQLITE_MAX_ROWS": "0"}, Config{}, true},
 		{"a word", map[string]string{"MAX_BODY_BYTES": "lots"}, Config{}, true},
+		{"a path with a query", map[string]string{"SQLITE_PATH": "/data/x.db?mode=ro"}, Config{}, true},
 	}
 	for _, tt := range tests {
 		var got Config

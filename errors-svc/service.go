@@ -4,7 +4,9 @@ package errorssvc
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -34,7 +36,15 @@ const (
 // Register declares the service's own settings (SQLITE_PATH,
 // SQLITE_MAX_ROWS, MAX_BODY_BYTES), which fill cfg when s is parsed.
 func (cfg *Config) Register(s *server.Settings) {
-	s.Optional(&cfg.SQLitePath, "sqlite-path", "SQLITE_PATH", "(in memory)", "database file of endpoint 3")
+	s.Func("sqlite-path", "SQLITE_PATH", "(in memory)", "database file of endpoint 3, created 0600; a path with '?' is refused", func(v string) error {
+		// The driver reads what follows a '?' as its own options: the
+		// file would be another, and WAL and the busy timeout lost.
+		if strings.ContainsRune(v, '?') {
+			return errors.New("a path with '?' cannot be given to SQLite's driver, which reads what follows as options")
+		}
+		cfg.SQLitePath = v
+		return nil
+	}, func() string { return cfg.SQLitePath })
 	s.Int(&cfg.MaxRows, "sqlite-max-rows", "SQLITE_MAX_ROWS", DefaultMaxRows, 1, 1_000_000_000, "rows kept; the oldest are pruned beyond it")
 	s.Int(&cfg.MaxBodyBytes, "max-body-bytes", "MAX_BODY_BYTES", reqparse.DefaultMaxBodyBytes, 1024, 1<<30, "request body limit (larger bodies get 413)")
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
 )
@@ -44,6 +45,13 @@ type recordStore struct {
 func openStore(path string, maxRows int) (*recordStore, error) {
 	dsn := ":memory:"
 	if path != "" {
+		// Created private: the table holds whatever clients sent. SQLite
+		// gives its WAL and shared-memory files the same mode.
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite %q: %w", path, err)
+		}
+		_ = f.Close()
 		q := url.Values{"_pragma": {"busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)"}}
 		dsn = path + "?" + q.Encode()
 	}

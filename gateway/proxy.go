@@ -107,9 +107,16 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
 			pr.SetXForwarded()
 			pr.Out.Header[observe.HeaderReportTriggered] = reportTriggered
+			// The ID again: a client's Connection header can name
+			// X-Request-Id as hop-by-hop, and ReverseProxy removes it.
+			// observe.RequestID has put one sane ID first on the request.
+			pr.Out.Header[observe.HeaderRequestID] = pr.In.Header[observe.HeaderRequestID][:1:1]
 		},
 		ModifyResponse: func(res *http.Response) error {
-			res.Header.Del(observe.HeaderRequestID) // the gateway already set it, the same value
+			// The answer's ID is the gateway's (the same value as the
+			// upstream's), set here rather than before proxying: a
+			// proxied 1xx (100 Continue) clears the headers set before it.
+			res.Header[observe.HeaderRequestID] = res.Request.Header[observe.HeaderRequestID]
 			if d, ok := res.Header[observe.HeaderTriggered]; ok {
 				delete(res.Header, observe.HeaderTriggered)
 				// Only the category's own defects: a bounded, known set.
@@ -123,6 +130,7 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 		BufferPool: bufferPool{},
 		ErrorLog:   slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			w.Header()[observe.HeaderRequestID] = r.Header[observe.HeaderRequestID]
 			kind := failureKind(r, err)
 			metrics.failures.WithLabelValues(c.Name, kind).Inc()
 			if kind == "client_gone" {
@@ -146,6 +154,8 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.ServeHTTP(w, r) }
 
 func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
+	// The answer's ID comes with the answer (ModifyResponse, ErrorHandler).
+	delete(w.Header(), observe.HeaderRequestID)
 	sw := &observe.StatusRecorder{ResponseWriter: w}
 	start := time.Now()
 	u.proxy.ServeHTTP(sw, r)

@@ -220,9 +220,10 @@ type StatusRecorder struct {
 	bytes  int
 }
 
-// WriteHeader records the first status.
+// WriteHeader records the first final status: a 1xx (a proxied 100
+// Continue) is informational, and the answer's status comes after it.
 func (w *StatusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
+	if w.status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -1,0 +1,223 @@
+package e2e_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/suite"
+)
+
+// answer is what a raw request got, as the modes must agree on it.
+type answer struct {
+	status      int
+	contentType string
+	requestID   string
+	shape       string // the JSON body's keys, or the body when not JSON
+}
+
+func (a answer) String() string {
+	return fmt.Sprintf("%d %s %s (id %q)", a.status, a.contentType, a.shape, a.requestID)
+}
+
+// rawAnswer writes req as given on a new connection to base's host (then
+// closes its side of the connection when halfClose) and reads the answer.
+func rawAnswer(t *testing.T, base, req string, halfClose bool) answer {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	if halfClose {
+		_ = conn.(*net.TCPConn).CloseWrite()
+	}
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the answer to %q: %v", req, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: shapeOf(body)}
+}
+
+func shapeOf(body []byte) string {
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) != nil {
+		return strings.TrimSpace(string(body))
+	}
+	var keys []string
+	for k, v := range obj {
+		keys = append(keys, fmt.Sprintf("%s:%T", k, v))
+	}
+	return "{" + strings.Join(sortStrings(keys), ",") + "}"
+}
+
+func sortStrings(s []string) []string {
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return s
+}
+
+// Hostile input, part 3: requests a hostile client sends, through the real
+// binaries, in one process and with the gateway in front of the four
+// services; each row of issue 15 that is mended has its case here, and the
+// two modes must answer each alike.
+func TestHostileInputBothModes(t *testing.T) {
+	t.Parallel()
+	modes := map[string]deployment{
+		"one process": startDeployment(t, false),
+		"split":       startDeployment(t, true),
+	}
+	both := func(t *testing.T, send func(t *testing.T, mode string, d deployment) answer) answer {
+		t.Helper()
+		got := map[string]answer{}
+		for mode, d := range modes {
+			got[mode] = send(t, mode, d)
+		}
+		one, split := got["one process"], got["split"]
+		if one.status != split.status || one.contentType != split.contentType || one.shape != split.shape {
+			t.Errorf("the modes differ:\n one process %s\n split       %s", one, split)
+		}
+		return one
+	}
+
+	// Row 3: a GET that carries a body still notices its client leaving.
+	t.Run("a GET with a body, its client gone", func(t *testing.T) {
+		for _, target := range []string{suite.PathUnboundedResultSet, suite.PathInefficientAlgorithm + "?n=100000&searchTerm=1"} {
+			for mode, d := range modes {
+				id := fmt.Sprintf("gone-%d-%s", len(target), strings.ReplaceAll(mode, " ", "-"))
+				conn, err := net.Dial("tcp", strings.TrimPrefix(d.base, "http://"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: showcase.test\r\nX-Request-Id: %s\r\nContent-Length: 5\r\n\r\nhello", target, id)
+				time.Sleep(50 * time.Millisecond)
+				conn.Close()
+				line := waitLogLine(t, d.servedBy("performance"), id)
+				var entry struct {
+					Status   int
+					Duration time.Duration
+				}
+				_ = json.Unmarshal([]byte(line), &entry)
+				if entry.Status != 499 || entry.Duration > 500*time.Millisecond {
+					t.Errorf("%s %s: logged %d after %s, want 499 within milliseconds of the client leaving", mode, target, entry.Status, entry.Duration)
+				}
+			}
+		}
+	})
+
+	// Row 5: Expect: 100-continue keeps the request ID, and the gateway's
+	// metric records the final status.
+	t.Run("Expect: 100-continue", func(t *testing.T) {
+		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{ExpectContinueTimeout: 5 * time.Second}}
+		a := both(t, func(t *testing.T, mode string, d deployment) answer {
+			req, _ := http.NewRequest(http.MethodPost, d.base+suite.PathUnicodeEncoding, strings.NewReader(`{"text":"ok"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Expect", "100-continue")
+			req.Header.Set("X-Request-Id", "my-trace-123")
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			got := answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: shapeOf(body)}
+			if got.requestID != "my-trace-123" {
+				t.Errorf("%s: the final answer carries the ID %q, want my-trace-123", mode, got.requestID)
+			}
+			return got
+		})
+		if a.status != 200 {
+			t.Errorf("%s, want 200", a)
+		}
+		metrics := fetchText(t, modes["split"].admins[0]+"/metrics")
+		if strings.Contains(metrics, `code="100"`) {
+			t.Errorf("the gateway's metrics record a 1xx as a status:\n%s", grep(metrics, `code="100"`))
+		}
+	})
+
+	// Row 6: a client cannot strip the request ID's propagation by naming
+	// it in Connection.
+	t.Run("Connection: X-Request-Id", func(t *testing.T) {
+		both(t, func(t *testing.T, mode string, d deployment) answer {
+			id := "trace-abc-" + strings.ReplaceAll(mode, " ", "-")
+			a := rawAnswer(t, d.base, "GET "+suite.PathUnauthenticatedAccess+" HTTP/1.1\r\nHost: showcase.test\r\nX-Request-Id: "+id+"\r\nConnection: X-Request-Id\r\n\r\n", false)
+			if a.requestID != id {
+				t.Errorf("%s: the client got the ID %q, want %q", mode, a.requestID, id)
+			}
+			waitLogLine(t, d.servedBy("security"), id) // the service logged the same ID
+			return a
+		})
+	})
+
+	// Row 8: what Go's server answers before any handler, identical in both
+	// modes and as the README documents.
+	t.Run("the standard library's own answers", func(t *testing.T) {
+		for _, c := range []struct {
+			req    string
+			status int
+		}{
+			{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\n{}", http.StatusNotImplemented},
+			{"GET " + suite.PathMissingField + " HTTP/2.0\r\nHost: showcase.test\r\n\r\n", http.StatusHTTPVersionNotSupported},
+		} {
+			a := both(t, func(t *testing.T, _ string, d deployment) answer { return rawAnswer(t, d.base, c.req, false) })
+			if a.status != c.status || !strings.HasPrefix(a.contentType, "text/plain") {
+				t.Errorf("%q: %s, want %d text/plain", c.req, a, c.status)
+			}
+		}
+	})
+}
+
+// waitLogLine waits up to five seconds for p's log line of the request
+// with the given ID, and returns it.
+func waitLogLine(t *testing.T, p *process, id string) string {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^.*"requestID":"` + regexp.QuoteMeta(id) + `".*"msg":"request".*$|(?m)^.*"msg":"request".*"requestID":"` + regexp.QuoteMeta(id) + `".*$`)
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindString(p.logs.String()); m != "" {
+			return m
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no request log line with the ID %s", id)
+	return ""
+}
+
+func fetchText(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return string(b)
+}
+
+func grep(text, s string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
