@@ -7,11 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/suite"
 )
 
@@ -220,4 +223,85 @@ func grep(text, s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// Row 9: a disk that cannot take another byte (the file-size limit of the
+// process serving endpoint 3, ulimit -f) makes that process unready, its
+// 500s are told apart from the planted ERR-02 in the log and the metrics,
+// and both modes answer alike.
+func TestFullDiskBothModes(t *testing.T) {
+	t.Parallel()
+	wrap := func(bin string) string {
+		script := filepath.Join(t.TempDir(), "limited")
+		if err := os.WriteFile(script, []byte("#!/bin/sh\nulimit -f 200\nexec \""+bin+"\" \"$@\"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return script
+	}
+	answers := map[string]answer{}
+	for _, split := range []bool{false, true} {
+		db := "SQLITE_PATH=" + filepath.Join(t.TempDir(), "records.db")
+		var base string
+		var limited *process
+		if split {
+			var ups []string
+			for _, c := range catalogue.Categories {
+				bin := buildBinary(t, modulePath+c.Name+"-svc/cmd/"+c.Name+"-svc")
+				if c.Name == "errors" {
+					bin = wrap(bin)
+				}
+				p := startProcess(t, bin, db)
+				if c.Name == "errors" {
+					limited = p
+				}
+				ups = append(ups, c.Upstream+"="+p.base)
+			}
+			base = startProcess(t, buildGateway(t), ups...).base
+		} else {
+			limited = startProcess(t, wrap(buildGateway(t)), db)
+			base = limited.base
+		}
+		client := &http.Client{Timeout: 10 * time.Second}
+		post := func(text, id string) answer {
+			req, _ := http.NewRequest(http.MethodPost, base+suite.PathColumnSize, strings.NewReader(`{"text":"`+text+`"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Request-Id", id)
+			res, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), shape: shapeOf(body) + " " + string(body)}
+		}
+		var full answer
+		for i := 0; i < 2000; i++ {
+			if a := post("fifteen chars!!", fmt.Sprintf("fill-%d", i)); a.status != 200 {
+				full = a
+				break
+			}
+		}
+		if full.status != 500 || !strings.Contains(full.shape, "disk I/O error") {
+			t.Fatalf("split %v: filling the disk ended with %s", split, full)
+		}
+		if res, err := http.Get(limited.admin + "/readyz"); err != nil || res.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("split %v: /readyz with a full disk: %v %v, want 503", split, res, err)
+		}
+		planted := post("sixteen chars!!!", "planted-"+fmt.Sprint(split))
+		if planted.status != 500 || !strings.Contains(planted.shape, "CHECK constraint") {
+			t.Errorf("split %v: the planted defect with a full disk: %s", split, planted)
+		}
+		logs := limited.logs.String()
+		if !strings.Contains(waitLogLine(t, limited, "planted-"+fmt.Sprint(split)), `"defect":"ERR-02"`) {
+			t.Errorf("split %v: the planted 500 is not logged as ERR-02", split)
+		}
+		if !regexp.MustCompile(`"store":"cannot write"`).MatchString(logs) || !strings.Contains(fetchText(t, limited.admin+"/metrics"), "showcase_store_write_failures_total{service=\"errors-svc\"} ") {
+			t.Errorf("split %v: the failed writes are not told apart in the log and the metrics", split)
+		}
+		full.shape = shapeOf([]byte(full.shape[strings.Index(full.shape, " ")+1:]))
+		answers[fmt.Sprint(split)] = full
+	}
+	if answers["false"] != answers["true"] {
+		t.Errorf("the modes differ: one process %s, split %s", answers["false"], answers["true"])
+	}
 }

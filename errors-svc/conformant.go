@@ -85,6 +85,7 @@ func (s *Service) storeText(w http.ResponseWriter, r *http.Request) {
 	err := s.store.insert(ctx, texts, text)
 	cancel()
 	if err != nil { // the checks above make the table's own check unreachable
+		storeFailed(w, err)
 		respond.Fail(w, http.StatusInternalServerError, "the text could not be stored")
 		return
 	}

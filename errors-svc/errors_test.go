@@ -1,15 +1,22 @@
 package errorssvc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/server"
+	"github.com/defectshowcase/showcase/suite"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 func TestLuhnChecksum(t *testing.T) {
@@ -190,5 +197,64 @@ func TestSettings(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("%s: got %+v, %v; want %+v", tt.rule, got, err, tt.want)
 		}
+	}
+}
+
+// A store that cannot write (here SQLite refusing every write, as it does
+// for a read-only file) makes the service unready, and its 500s are neither
+// counted nor logged as the planted ERR-02, which shows for a 16-character
+// text while the store writes; once it writes again, a readiness check finds
+// it so. (The end-to-end test fills a real disk.)
+func TestStoreThatCannotWrite(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	reg := prometheus.NewRegistry()
+	tel := &observe.Telemetry{Registry: reg, Writer: &logs, JSON: true, Exposure: observe.NewExposureLog()}
+	svc, err := New(Config{Telemetry: tel, SQLitePath: filepath.Join(t.TempDir(), "store.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	ctx := context.Background()
+	post := func(text string) (int, string) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, suite.PathColumnSize, strings.NewReader(`{"text":"`+text+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		svc.Handler().ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := post("sixteen chars!!!"); code != 500 || !strings.Contains(body, "CHECK constraint") {
+		t.Fatalf("the planted defect: %d %s", code, body)
+	}
+	if _, err := svc.store.db.ExecContext(ctx, `PRAGMA query_only = ON`); err != nil {
+		t.Fatal(err)
+	}
+	if code, body := post("short"); code != 500 || !strings.Contains(body, "readonly") {
+		t.Fatalf("a write the store refuses: %d %s", code, body)
+	}
+	if err := svc.Ready(ctx); err == nil || !strings.Contains(err.Error(), "cannot write") {
+		t.Errorf("ready with a store that cannot write: %v", err)
+	}
+	_, seen := tel.Exposure.Snapshot()
+	if seen["ERR-02"].Count != 1 {
+		t.Errorf("ERR-02 counted %d times, want only the 16-character text", seen["ERR-02"].Count)
+	}
+	if n := testutil.ToFloat64(svc.store.writeFailures); n != 2 { // the insert and the probe
+		t.Errorf("showcase_store_write_failures_total %v, want 2", n)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		failed, planted := strings.Contains(line, `"store":"cannot write"`), strings.Contains(line, `"defect":"ERR-02"`)
+		if strings.Contains(line, `"status":500`) && failed == planted {
+			t.Errorf("a 500 that is not told apart: %s", line)
+		}
+	}
+	if _, err := svc.store.db.ExecContext(ctx, `PRAGMA query_only = OFF`); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Ready(ctx); err != nil {
+		t.Errorf("ready once the store writes again: %v", err)
+	}
+	if code, _ := post("short"); code != 200 {
+		t.Errorf("a write after recovery: %d", code)
 	}
 }

@@ -76,9 +76,13 @@ func (s *Service) storeInNarrowColumn(w http.ResponseWriter, r *http.Request) {
 		cancel()
 	}
 	if err != nil {
-		// DEFECT(ERR-02): text the contract accepts fails the narrow
-		// column's check, and the database's error text reaches the client.
-		observe.Triggered(w, r)
+		if !storeFailed(w, err) {
+			// DEFECT(ERR-02): text the contract accepts fails the narrow
+			// column's check, and the database's error text reaches the
+			// client. (A store that cannot write fails the same way, but
+			// that is the disk, not the defect.)
+			observe.Triggered(w, r)
+		}
 		respond.Fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}

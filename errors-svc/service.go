@@ -14,6 +14,7 @@ import (
 	"github.com/defectshowcase/showcase/platform/reqparse"
 	"github.com/defectshowcase/showcase/platform/routes"
 	"github.com/defectshowcase/showcase/platform/server"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Config configures the service.
@@ -82,11 +83,16 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{store: st, maxBody: int64(cfg.MaxBodyBytes)}
+	in := cfg.Telemetry.Service("errors-svc")
+	st.writeFailures = observe.Register(in.Registerer, prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "showcase", Name: "store_write_failures_total",
+		Help: "Writes of endpoint 3 that failed in the store itself (I/O, a full disk), not for the value: the service is unready until a write succeeds.",
+	}))
 	s.handler = routes.New([]routes.Route{
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-input-type-handling", Defect: "ERR-01", Planted: s.luhnOfAnything, Conformant: s.luhnOfDigits},
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/exceeding-column-size", Defect: "ERR-02", Planted: s.storeInNarrowColumn, Conformant: s.storeText},
 		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-unicode-encoding", Defect: "ERR-03", Planted: s.encodeToASCII, Conformant: s.acceptAnyText},
-	}, cfg.Defects.Switch, cfg.Telemetry.Service("errors-svc"))
+	}, cfg.Defects.Switch, in)
 	return s, nil
 }
 
@@ -96,8 +102,19 @@ func (s *Service) Handler() http.Handler { return s.handler }
 // Close closes the database.
 func (s *Service) Close() error { return s.store.close() }
 
-// Ready reports whether the database answers.
-func (s *Service) Ready(ctx context.Context) error { return s.store.db.PingContext(ctx) }
+// Ready reports whether the database answers and, after a write failed in
+// the store itself, whether it writes again.
+func (s *Service) Ready(ctx context.Context) error { return s.store.ready(ctx) }
+
+// storeFailed marks the request's log line when its write failed in the
+// store itself, and reports whether it did.
+func storeFailed(w http.ResponseWriter, err error) bool {
+	if writeFailure(err) {
+		observe.SetLogField(w, "store", "cannot write")
+		return true
+	}
+	return false
+}
 
 // StoredRows counts the rows endpoint 3 holds now, in either table.
 func (s *Service) StoredRows(ctx context.Context) (int64, error) {

@@ -3,11 +3,15 @@ package errorssvc
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"sync/atomic"
 
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	"github.com/prometheus/client_golang/prometheus"
+	"modernc.org/sqlite" // the pure-Go SQLite driver, registered as "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // table is where endpoint 3 stores its texts: both are created at start-up
@@ -38,6 +42,75 @@ var texts = table{"texts", `CREATE TABLE IF NOT EXISTS texts (
 type recordStore struct {
 	db      *sql.DB
 	maxRows int64
+	// unwritable is the last write failure of the store itself (the disk,
+	// the file), until a write succeeds again; nil while it writes.
+	unwritable atomic.Pointer[error]
+	// writeFailures counts them (showcase_store_write_failures_total).
+	writeFailures prometheus.Counter
+}
+
+// probe is written and emptied by the readiness check of a store that
+// failed to write, to see whether it writes again.
+var probe = table{"probe", `CREATE TABLE IF NOT EXISTS probe (x INTEGER)`}
+
+// writeFailure says whether err is the store failing to write (I/O, a full
+// disk or database, a file it cannot open, write or read), rather than the
+// value being refused (a constraint, a type SQLite cannot bind): the first
+// is a broken store, the second endpoint 3 answering as it is built to.
+func writeFailure(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY,
+		sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_PERM:
+		return true
+	}
+	return false
+}
+
+// failed notes the outcome of a write: a store failure makes the store
+// unwritable until a write succeeds.
+func (s *recordStore) failed(err error) {
+	switch {
+	case err == nil:
+		if s.unwritable.Load() != nil {
+			s.unwritable.Store(nil)
+		}
+	case writeFailure(err):
+		s.unwritable.Store(&err)
+		if s.writeFailures != nil {
+			s.writeFailures.Inc()
+		}
+	}
+}
+
+// ready reports whether the store answers and writes. After a write
+// failure it writes a probe row (and removes it) to find out.
+func (s *recordStore) ready(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return err
+	}
+	if s.unwritable.Load() == nil {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err == nil {
+		if _, err = tx.ExecContext(ctx, `INSERT INTO probe (x) VALUES (1)`); err == nil {
+			if _, err = tx.ExecContext(ctx, `DELETE FROM probe`); err == nil {
+				err = tx.Commit()
+			}
+		}
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}
+	s.failed(err)
+	if err != nil {
+		return fmt.Errorf("the store cannot write: %w", err)
+	}
+	return nil
 }
 
 // openStore opens the database at path, or an in-memory one when path is
@@ -71,7 +144,7 @@ func openStore(path string, maxRows int) (*recordStore, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("sqlite %q: %w", path, err)
 	}
-	for _, t := range []table{records, texts} {
+	for _, t := range []table{records, texts, probe} {
 		if _, err := db.Exec(t.schema); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("create schema in %q: %w", path, err)
@@ -81,8 +154,10 @@ func openStore(path string, maxRows int) (*recordStore, error) {
 }
 
 // insert stores value in t (text, number or NULL) and prunes the oldest rows
-// beyond the cap. A failed insert is rolled back and returns SQLite's error.
-func (s *recordStore) insert(ctx context.Context, t table, value any) error {
+// beyond the cap. A failed insert is rolled back and returns SQLite's error;
+// a failure of the store itself makes it unwritable (see ready).
+func (s *recordStore) insert(ctx context.Context, t table, value any) (err error) {
+	defer func() { s.failed(err) }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
