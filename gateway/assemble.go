@@ -88,7 +88,7 @@ func configure(s *server.Settings) server.Builder {
 	var active catalogue.Set
 	s.Text(&active, "defects", "DEFECTS", catalogue.SettingUsage+"; in front of separate services, give every process the same")
 	var timeout time.Duration
-	s.Duration(&timeout, "upstream-timeout", "UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, "wait for an upstream's answer to begin (its status and headers); beyond it, 504 JSON")
+	s.Duration(&timeout, "upstream-timeout", "UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, "an upstream's whole answer, from the request to its last byte; beyond it, 504 JSON, or the connection closed once the answer has begun")
 	ups := map[string]*upstreamSetting{}
 	for _, c := range catalogue.Categories {
 		u := &upstreamSetting{}
@@ -177,7 +177,7 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duratio
 			if t == 0 {
 				t = timeout
 			}
-			handlers[c.Name] = NewUpstream(c, u.url, NewTransport(t), metrics, in.Logger, tel.Exposure)
+			handlers[c.Name] = NewUpstream(c, u.url, NewTransport(t), t, metrics, in.Logger, tel.Exposure)
 			in.Logger.Info("category proxied", categoryAttr(c.Name), slog.String("upstream", u.url.String()), slog.Duration("timeout", t))
 			continue
 		}

@@ -75,6 +75,7 @@ type Upstream struct {
 	proxy     *httputil.ReverseProxy
 	handler   http.Handler // the proxy behind the request ID, measured
 	transport http.RoundTripper
+	timeout   time.Duration
 	metrics   *proxyMetrics
 	probe     string
 
@@ -82,13 +83,15 @@ type Upstream struct {
 	durations map[int]prometheus.Observer // by status code
 }
 
-// NewUpstream proxies category c to target. Its readiness probe is OPTIONS
+// NewUpstream proxies category c to target; timeout bounds each whole
+// exchange, from sending the request to the last byte of the answer. Its
+// readiness probe is OPTIONS
 // on the category's first endpoint, which runs no handler. The upstream
 // names on its answer the planted defect a request triggered (see
 // observe.HeaderTriggered); the gateway takes that off and records it in
 // exposure.
-func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTripper, metrics *proxyMetrics, logger *slog.Logger, exposure *observe.ExposureLog) *Upstream {
-	u := &Upstream{category: c.Name, target: target, transport: transport, metrics: metrics, probe: catalogue.EndpointsOf(c.Name)[0].Path,
+func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTripper, timeout time.Duration, metrics *proxyMetrics, logger *slog.Logger, exposure *observe.ExposureLog) *Upstream {
+	u := &Upstream{category: c.Name, target: target, transport: transport, timeout: timeout, metrics: metrics, probe: catalogue.EndpointsOf(c.Name)[0].Path,
 		durations: map[int]prometheus.Observer{}}
 	u.handler = observe.RequestID(http.HandlerFunc(u.serve))
 	for _, kind := range failureKinds {
@@ -158,7 +161,20 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	delete(w.Header(), observe.HeaderRequestID)
 	sw := &observe.StatusRecorder{ResponseWriter: w}
 	start := time.Now()
-	u.proxy.ServeHTTP(sw, r)
+	ctx, cancel := context.WithTimeout(r.Context(), u.timeout)
+	defer cancel()
+	defer func() {
+		// Out of time in the middle of the answer: ReverseProxy drops the
+		// connection (http.ErrAbortHandler), the client sees the answer cut
+		// short, and it counts as a timeout.
+		if v := recover(); v != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				u.metrics.failures.WithLabelValues(u.category, "timeout").Inc()
+			}
+			panic(v)
+		}
+	}()
+	u.proxy.ServeHTTP(sw, r.WithContext(ctx))
 	u.duration(sw.Code(r)).Observe(time.Since(start).Seconds())
 }
 
@@ -206,12 +222,12 @@ var failureKinds = []string{"refused", "timeout", "reset", "client_gone", "other
 func failureKind(r *http.Request, err error) string {
 	var ne net.Error
 	switch {
+	case errors.Is(r.Context().Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+		return "timeout"
 	case r.Context().Err() != nil:
 		return "client_gone"
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "refused"
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		return "timeout"
 	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return "reset"
 	default:

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/suite"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 )
 
 // recorder is an upstream that remembers what reached it.
@@ -145,4 +148,59 @@ func TestUpstreamTimeout(t *testing.T) {
 		t.Fatalf("the other category: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// The timeout bounds the whole answer: an upstream that sends its headers
+// and part of its body, then stalls, has the connection closed when the
+// time is up, counted as a timeout.
+func TestUpstreamTimeoutMidBody(t *testing.T) {
+	t.Parallel()
+	stall := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100")
+		_, _ = w.Write([]byte(`{"item_0":`))
+		http.NewResponseController(w).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	defer stall.Close()
+	reg := prometheus.NewRegistry()
+	gw := startEmbeddedWith(t, map[string]string{"UPSTREAM_PERFORMANCE": stall.URL, "UPSTREAM_TIMEOUT": "300ms"}, &observe.Telemetry{Registry: reg, Writer: io.Discard})
+	start := time.Now()
+	// The headers may not have left the gateway's buffer: the connection
+	// closes before or after them, never with a complete answer.
+	resp, err := gw.Client().Get(gw.URL + suite.PathUnboundedResultSet)
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if took := time.Since(start); err == nil || took > 2*time.Second {
+		t.Fatalf("a stalled body: read error %v after %s, want the connection closed after about 300ms", err, took)
+	}
+	want := `showcase_gateway_upstream_failures_total{category="performance",kind="timeout",service="gateway"} 1`
+	deadline := time.Now().Add(2 * time.Second)
+	for !strings.Contains(gatherText(t, reg), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the metrics lack %s", want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// gatherText is reg's metrics in the text exposition format.
+func gatherText(t *testing.T, reg *prometheus.Registry) string {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&b, mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String()
 }
