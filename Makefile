@@ -92,6 +92,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
+	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/
 
 ## loadtest: the k6 scenario against a running service (BASE_URL, RATE, DURATION)
 loadtest: test-deps

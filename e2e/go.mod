@@ -17,7 +17,10 @@ require (
 	sigs.k8s.io/kustomize/kyaml v0.21.2
 )
 
-require github.com/rbretecher/go-postman-collection v0.9.0 // indirect
+require (
+	github.com/rbretecher/go-postman-collection v0.9.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

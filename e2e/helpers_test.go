@@ -37,7 +37,7 @@ func trimNL(b []byte) []byte {
 }
 
 // buildBinary builds a command of the workspace into a temporary directory.
-func buildBinary(t *testing.T, pkg string) string {
+func buildBinary(t testing.TB, pkg string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), filepath.Base(pkg))
 	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()

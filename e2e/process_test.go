@@ -54,14 +54,14 @@ func buildGateway(t *testing.T) string {
 
 // startProcess runs bin on a free loopback port and waits for its
 // "listening" log line.
-func startProcess(t *testing.T, bin string, env ...string) *process {
+func startProcess(t testing.TB, bin string, env ...string) *process {
 	t.Helper()
 	return startProcessAt(t, bin, "127.0.0.1:0", env...)
 }
 
 // startProcessAt runs bin with its API on addr (a restarted service keeps
 // its address).
-func startProcessAt(t *testing.T, bin, addr string, env ...string) *process {
+func startProcessAt(t testing.TB, bin, addr string, env ...string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, "-addr", addr, "-admin-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)

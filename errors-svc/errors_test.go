@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/reqparse"
@@ -177,8 +178,9 @@ func TestSettings(t *testing.T) {
 		want Config
 		bad  bool
 	}{
-		{"defaults", nil, Config{MaxRows: DefaultMaxRows, MaxBodyBytes: 1 << 20}, false},
-		{"set", map[string]string{"SQLITE_PATH": "/data/x.db", "SQLITE_MAX_ROWS": "50", "MAX_BODY_BYTES": "4096"}, Config{SQLitePath: "/data/x.db", MaxRows: 50, MaxBodyBytes: 4096}, false},
+		{"defaults", nil, Config{MaxRows: DefaultMaxRows, MaxBodyBytes: 1 << 20, MaxInflightBodyBytes: 16 << 20}, false},
+		{"set", map[string]string{"SQLITE_PATH": "/data/x.db", "SQLITE_MAX_ROWS": "50", "MAX_BODY_BYTES": "4096", "MAX_INFLIGHT_BODY_BYTES": "8192"},
+			Config{SQLitePath: "/data/x.db", MaxRows: 50, MaxBodyBytes: 4096, MaxInflightBodyBytes: 8192}, false},
 		{"a zero cap", map[string]string{"SQLITE_MAX_ROWS": "0"}, Config{}, true},
 		{"a word", map[string]string{"MAX_BODY_BYTES": "lots"}, Config{}, true},
 		{"a path with a query", map[string]string{"SQLITE_PATH": "/data/x.db?mode=ro"}, Config{}, true},
@@ -257,4 +259,57 @@ func TestStoreThatCannotWrite(t *testing.T) {
 	if code, _ := post("short"); code != 200 {
 		t.Errorf("a write after recovery: %d", code)
 	}
+}
+
+// The bodies being answered share a budget: with room for two bodies of
+// the largest size, a third waits until one is done, a chunked body weighs
+// the largest size, a body beyond the limit (refused unread) weighs
+// nothing, and a client that leaves while waiting is let go.
+func TestBodyBudget(t *testing.T) {
+	t.Parallel()
+	svc, err := New(Config{MaxBodyBytes: 1024, MaxInflightBodyBytes: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	inside, release := make(chan struct{}, 8), make(chan struct{})
+	h := svc.budgeted(func(w http.ResponseWriter, r *http.Request) {
+		inside <- struct{}{}
+		<-release
+	})
+	send := func(size int64) {
+		req := httptest.NewRequest(http.MethodPost, "/", nil)
+		req.ContentLength = size
+		go h(httptest.NewRecorder(), req)
+	}
+	send(1024)
+	send(-1) // chunked: weighs 1024
+	<-inside
+	<-inside
+	send(1024)
+	send(1 << 20) // beyond the limit: weighs nothing
+	<-inside
+	select {
+	case <-inside:
+		t.Fatal("a third body of the largest size was let in beside two")
+	case <-time.After(100 * time.Millisecond):
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := httptest.NewRequest(http.MethodPost, "/", nil).WithContext(ctx)
+	gone.ContentLength = 1024
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() { h(rec, gone); close(done) }()
+	cancel()
+	<-done
+	if rec.Code != 499 {
+		t.Errorf("a client gone while waiting: %d, want 499 recorded", rec.Code)
+	}
+	release <- struct{}{} // one of the first two leaves: the waiting one enters
+	select {
+	case <-inside:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the waiting body never got in")
+	}
+	close(release)
 }

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/defectshowcase/showcase/platform v0.0.0
+	golang.org/x/sync v0.24.0
 	modernc.org/sqlite v1.61.1
 )
 

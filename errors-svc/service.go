@@ -15,6 +15,7 @@ import (
 	"github.com/defectshowcase/showcase/platform/routes"
 	"github.com/defectshowcase/showcase/platform/server"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/semaphore"
 )
 
 // Config configures the service.
@@ -26,8 +27,16 @@ type Config struct {
 	MaxRows int
 	// MaxBodyBytes bounds a request body; larger ones get 413.
 	MaxBodyBytes int
-	Defects      catalogue.Set // the zero value: every defect active
+	// MaxInflightBodyBytes bounds the bodies being answered at once (a
+	// chunked one counts as MaxBodyBytes); beyond it, requests wait.
+	MaxInflightBodyBytes int
+	Defects              catalogue.Set // the zero value: every defect active
 }
+
+// DefaultMaxInflightBodyBytes lets 16 bodies of the largest size be
+// answered at once: each costs about three times its size while it is
+// (the body, its value, its text), well inside the shipped 128 MiB.
+const DefaultMaxInflightBodyBytes = 16 << 20
 
 // Defaults of the settings.
 const (
@@ -48,6 +57,7 @@ func (cfg *Config) Register(s *server.Settings) {
 	}, func() string { return cfg.SQLitePath })
 	s.Int(&cfg.MaxRows, "sqlite-max-rows", "SQLITE_MAX_ROWS", DefaultMaxRows, 1, 1_000_000_000, "rows kept; the oldest are pruned beyond it")
 	s.Int(&cfg.MaxBodyBytes, "max-body-bytes", "MAX_BODY_BYTES", reqparse.DefaultMaxBodyBytes, 1024, 1<<30, "request body limit (larger bodies get 413)")
+	s.Int(&cfg.MaxInflightBodyBytes, "max-inflight-body-bytes", "MAX_INFLIGHT_BODY_BYTES", DefaultMaxInflightBodyBytes, 1024, 1<<34, "bodies answered at once, in bytes (a chunked one counts as MAX_BODY_BYTES; at least that); beyond it, requests wait their turn")
 }
 
 // Program is the standalone binary.
@@ -68,6 +78,7 @@ type Service struct {
 	handler http.Handler
 	store   *recordStore
 	maxBody int64
+	bodies  *semaphore.Weighted // the bytes of the bodies being answered
 }
 
 // New opens the store and builds the routes.
@@ -82,18 +93,48 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{store: st, maxBody: int64(cfg.MaxBodyBytes)}
+	s := &Service{store: st, maxBody: int64(cfg.MaxBodyBytes),
+		bodies: semaphore.NewWeighted(int64(max(cfg.MaxInflightBodyBytes, cfg.MaxBodyBytes)))}
+	if cfg.MaxInflightBodyBytes <= 0 {
+		s.bodies = semaphore.NewWeighted(max(DefaultMaxInflightBodyBytes, s.maxBody))
+	}
 	in := cfg.Telemetry.Service("errors-svc")
 	st.writeFailures = observe.Register(in.Registerer, prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: "showcase", Name: "store_write_failures_total",
 		Help: "Writes of endpoint 3 that failed in the store itself (I/O, a full disk), not for the value: the service is unready until a write succeeds.",
 	}))
 	s.handler = routes.New([]routes.Route{
-		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-input-type-handling", Defect: "ERR-01", Planted: s.luhnOfAnything, Conformant: s.luhnOfDigits},
-		{Method: http.MethodPost, Pattern: "/internal-server-errors/exceeding-column-size", Defect: "ERR-02", Planted: s.storeInNarrowColumn, Conformant: s.storeText},
-		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-unicode-encoding", Defect: "ERR-03", Planted: s.encodeToASCII, Conformant: s.acceptAnyText},
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-input-type-handling", Defect: "ERR-01", Planted: s.budgeted(s.luhnOfAnything), Conformant: s.budgeted(s.luhnOfDigits)},
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/exceeding-column-size", Defect: "ERR-02", Planted: s.budgeted(s.storeInNarrowColumn), Conformant: s.budgeted(s.storeText)},
+		{Method: http.MethodPost, Pattern: "/internal-server-errors/improper-unicode-encoding", Defect: "ERR-03", Planted: s.budgeted(s.encodeToASCII), Conformant: s.budgeted(s.acceptAnyText)},
 	}, cfg.Defects.Switch, in)
 	return s, nil
+}
+
+// budgeted runs h once the request's body fits in the budget of bodies
+// being answered, and gives the room back when h returns: however many
+// clients send large bodies at once, the memory they cost is bounded. A
+// body larger than the limit weighs nothing (it is refused unread); a
+// chunked one weighs the limit. A client that leaves while waiting is
+// recorded as 499.
+func (s *Service) budgeted(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		n := r.ContentLength
+		switch {
+		case n > s.maxBody:
+			n = 0
+		case n < 0:
+			n = s.maxBody
+		}
+		if n > 0 {
+			if err := s.bodies.Acquire(r.Context(), n); err != nil {
+				w.WriteHeader(observe.StatusClientClosedRequest) // recorded, never received
+				return
+			}
+			defer s.bodies.Release(n)
+		}
+		h(w, r)
+	}
 }
 
 // Handler serves the category's routes under their full paths.

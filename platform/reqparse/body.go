@@ -56,7 +56,16 @@ func ReadObject(r *http.Request, maxBytes int64) (Object, BodyProblem) {
 	if r.ContentLength > maxBytes {
 		return nil, BodyTooLarge
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	var body []byte
+	var err error
+	if r.ContentLength > 0 {
+		// Read into exactly its size: io.ReadAll would grow its buffer by
+		// doubling, to twice the body at worst.
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(io.LimitReader(r.Body, maxBytes+1))
+	}
 	if err != nil {
 		return nil, BodyInvalidJSON // the client broke off mid-body
 	}
