@@ -126,6 +126,35 @@ func TestHostileInputBothModes(t *testing.T) {
 		}
 	})
 
+	// Rows 1 and 4: a body the client breaks (a malformed chunk, a
+	// connection half-closed short of its Content-Length) is the client's
+	// error: the same answer as the one process, and no upstream failure.
+	t.Run("a body the client breaks", func(t *testing.T) {
+		for _, c := range []struct {
+			req       string
+			halfClose bool
+			status    int
+		}{
+			{"GET " + suite.PathMissingField + " HTTP/1.1\r\nHost: showcase.test\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n", false, 200},
+			{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n", false, 400},
+			{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nd\r\n{\"text\":\"ok\"}\r\nZZ\r\n", false, 400},
+			{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\":\"a", true, 400},
+			{"GET " + suite.PathUnauthenticatedAccess + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Length: 100\r\n\r\nhello", true, 200},
+		} {
+			a := both(t, func(t *testing.T, _ string, d deployment) answer { return rawAnswer(t, d.base, c.req, c.halfClose) })
+			if a.status != c.status || a.contentType != "application/json" {
+				t.Errorf("%q: %s, want %d JSON", c.req, a, c.status)
+			}
+		}
+		metrics := fetchText(t, modes["split"].admins[0]+"/metrics")
+		failures := regexp.MustCompile(`(?m)^showcase_gateway_upstream_failures_total\{category="(errors|conformance)",kind="(\w+)"[^}]*\} (\S+)$`)
+		for _, m := range failures.FindAllStringSubmatch(metrics, -1) {
+			if m[3] != "0" {
+				t.Errorf("an upstream failure was counted for the client's broken body: %s", m[0])
+			}
+		}
+	})
+
 	// Row 5: Expect: 100-continue keeps the request ID, and the gateway's
 	// metric records the final status.
 	t.Run("Expect: 100-continue", func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -161,8 +162,23 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	delete(w.Header(), observe.HeaderRequestID)
 	sw := &observe.StatusRecorder{ResponseWriter: w}
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(r.Context(), u.timeout)
+	// The exchange ends when the client leaves, but not because its body
+	// broke off: the service is then to answer it as the one process does
+	// (see clientBody), and a client that closed only its sending side
+	// still reads that answer.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), u.timeout)
 	defer cancel()
+	var body *clientBody
+	out := r.WithContext(ctx)
+	if r.Body != nil && r.Body != http.NoBody {
+		body = &clientBody{rc: r.Body, declared: r.ContentLength}
+		out.Body = body
+	}
+	defer context.AfterFunc(r.Context(), func() {
+		if body == nil || !body.broken.Load() {
+			cancel()
+		}
+	})()
 	defer func() {
 		// Out of time in the middle of the answer: ReverseProxy drops the
 		// connection (http.ErrAbortHandler), the client sees the answer cut
@@ -174,9 +190,55 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 			panic(v)
 		}
 	}()
-	u.proxy.ServeHTTP(sw, r.WithContext(ctx))
+	u.proxy.ServeHTTP(sw, out)
 	u.duration(sw.Code(r)).Observe(time.Since(start).Seconds())
 }
+
+// clientBody is a client's request body on its way to the service. A
+// client's body that cannot be read to its end (a malformed chunk, a
+// connection closed short of its Content-Length) is the client's error, and
+// the one process answers it from the handler: a GET ignores its body, a
+// POST answers 400 for a body it cannot read. So that the service answers it
+// the same way, rather than the gateway blaming the service with a 502, the
+// body goes on as far as it was read and is then made unreadable as JSON:
+// NUL bytes, up to its declared length (or one, for a chunked body), which
+// no JSON parser accepts.
+type clientBody struct {
+	rc       io.ReadCloser
+	declared int64 // Content-Length; -1 for a chunked body
+	read     int64
+	broken   atomic.Bool
+	poison   int64 // NUL bytes still to send once broken
+}
+
+func (b *clientBody) Read(p []byte) (int, error) {
+	if b.broken.Load() {
+		return b.poisoned(p)
+	}
+	n, err := b.rc.Read(p)
+	b.read += int64(n)
+	if err == nil || err == io.EOF {
+		return n, err
+	}
+	b.poison = max(1, b.declared-b.read)
+	b.broken.Store(true)
+	if n > 0 {
+		return n, nil
+	}
+	return b.poisoned(p)
+}
+
+func (b *clientBody) poisoned(p []byte) (int, error) {
+	if b.poison == 0 {
+		return 0, io.EOF
+	}
+	k := int(min(int64(len(p)), b.poison))
+	clear(p[:k])
+	b.poison -= int64(k)
+	return k, nil
+}
+
+func (b *clientBody) Close() error { return b.rc.Close() }
 
 // duration is the latency histogram of one status code, looked up once.
 func (u *Upstream) duration(code int) prometheus.Observer {
