@@ -162,10 +162,13 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 	delete(w.Header(), observe.HeaderRequestID)
 	sw := &observe.StatusRecorder{ResponseWriter: w}
 	start := time.Now()
-	// The exchange ends when the client leaves, but not because its body
-	// broke off: the service is then to answer it as the one process does
-	// (see clientBody), and a client that closed only its sending side
-	// still reads that answer.
+	// The exchange ends when the client leaves once its request is whole
+	// (endpoints 9 and 10 stop at once), but not while its body is still
+	// coming: if that breaks off, the service is to answer it as the one
+	// process does (see clientBody), and a client that closed only its
+	// sending side still reads that answer. (net/http cancels the request
+	// before the body's reader sees the error, so it is the body's end, not
+	// its breaking, that is asked.)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), u.timeout)
 	defer cancel()
 	var body *clientBody
@@ -175,7 +178,7 @@ func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
 		out.Body = body
 	}
 	defer context.AfterFunc(r.Context(), func() {
-		if body == nil || !body.broken.Load() {
+		if body == nil || body.whole.Load() {
 			cancel()
 		}
 	})()
@@ -207,21 +210,25 @@ type clientBody struct {
 	rc       io.ReadCloser
 	declared int64 // Content-Length; -1 for a chunked body
 	read     int64
-	broken   atomic.Bool
+	whole    atomic.Bool // read to its end
+	broken   bool
 	poison   int64 // NUL bytes still to send once broken
 }
 
 func (b *clientBody) Read(p []byte) (int, error) {
-	if b.broken.Load() {
+	if b.broken {
 		return b.poisoned(p)
 	}
 	n, err := b.rc.Read(p)
 	b.read += int64(n)
+	if err == io.EOF {
+		b.whole.Store(true)
+	}
 	if err == nil || err == io.EOF {
 		return n, err
 	}
 	b.poison = max(1, b.declared-b.read)
-	b.broken.Store(true)
+	b.broken = true
 	if n > 0 {
 		return n, nil
 	}
