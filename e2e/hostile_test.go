@@ -52,30 +52,7 @@ func rawAnswer(t *testing.T, base, req string, halfClose bool) answer {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: shapeOf(body)}
-}
-
-func shapeOf(body []byte) string {
-	var obj map[string]any
-	if json.Unmarshal(body, &obj) != nil {
-		return strings.TrimSpace(string(body))
-	}
-	var keys []string
-	for k, v := range obj {
-		keys = append(keys, fmt.Sprintf("%s:%T", k, v))
-	}
-	return "{" + strings.Join(sortStrings(keys), ",") + "}"
-}
-
-func sortStrings(s []string) []string {
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
-			}
-		}
-	}
-	return s
+	return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: suite.Shape(body)}
 }
 
 // Hostile input, part 3: requests a hostile client sends, through the real
@@ -170,7 +147,7 @@ func TestHostileInputBothModes(t *testing.T) {
 			}
 			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
-			got := answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: shapeOf(body)}
+			got := answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: suite.Shape(body)}
 			if got.requestID != "my-trace-123" {
 				t.Errorf("%s: the final answer carries the ID %q, want my-trace-123", mode, got.requestID)
 			}
@@ -301,7 +278,7 @@ func TestFullDiskBothModes(t *testing.T) {
 			}
 			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
-			return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), shape: shapeOf(body) + " " + string(body)}
+			return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), shape: suite.Shape(body) + " " + string(body)}
 		}
 		var full answer
 		for i := 0; i < 2000; i++ {
@@ -327,7 +304,7 @@ func TestFullDiskBothModes(t *testing.T) {
 		if !regexp.MustCompile(`"store":"cannot write"`).MatchString(logs) || !strings.Contains(fetchText(t, limited.admin+"/metrics"), "showcase_store_write_failures_total{service=\"errors-svc\"} ") {
 			t.Errorf("split %v: the failed writes are not told apart in the log and the metrics", split)
 		}
-		full.shape = shapeOf([]byte(full.shape[strings.Index(full.shape, " ")+1:]))
+		full.shape = suite.Shape([]byte(full.shape[strings.Index(full.shape, " ")+1:]))
 		answers[fmt.Sprint(split)] = full
 	}
 	if answers["false"] != answers["true"] {

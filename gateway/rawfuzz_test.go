@@ -3,13 +3,11 @@ package gateway_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -85,17 +83,7 @@ func rawAnswerOf(addr string, raw []byte) string {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
-	shape := strings.TrimSpace(string(body))
-	var obj map[string]any
-	if json.Unmarshal(body, &obj) == nil {
-		var keys []string
-		for k, v := range obj {
-			keys = append(keys, fmt.Sprintf("%s:%T", k, v))
-		}
-		sort.Strings(keys)
-		shape = "{" + strings.Join(keys, ",") + "}"
-	}
-	return fmt.Sprintf("%d %s %s", res.StatusCode, res.Header.Get("Content-Type"), shape)
+	return fmt.Sprintf("%d %s %s", res.StatusCode, res.Header.Get("Content-Type"), suite.Shape(body))
 }
 
 // FuzzRawHTTPModes sends raw, malformed HTTP/1.1 (framing, headers,

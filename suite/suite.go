@@ -398,3 +398,19 @@ func Raw(t testing.TB, addr, req string) (status int, body string) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }
+
+// Shape is what two deployments' answers must share beyond status and
+// content type: a JSON object's keys and the types of their values, or the
+// body's text when it is not an object.
+func Shape(body []byte) string {
+	var obj map[string]any
+	if json.Unmarshal(body, &obj) != nil {
+		return strings.TrimSpace(string(body))
+	}
+	keys := make([]string, 0, len(obj))
+	for k, v := range obj {
+		keys = append(keys, fmt.Sprintf("%s:%T", k, v))
+	}
+	sort.Strings(keys)
+	return "{" + strings.Join(keys, ",") + "}"
+}
