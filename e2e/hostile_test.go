@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,29 +29,11 @@ func (a answer) String() string {
 	return fmt.Sprintf("%d %s %s (id %q)", a.status, a.contentType, a.shape, a.requestID)
 }
 
-// rawAnswer writes req as given on a new connection to base's host (then
-// closes its side of the connection when halfClose) and reads the answer.
+// rawAnswer is suite.RawAnswer to base's host, as the modes must agree on it.
 func rawAnswer(t *testing.T, base, req string, halfClose bool) answer {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(conn, req); err != nil {
-		t.Fatal(err)
-	}
-	if halfClose {
-		_ = conn.(*net.TCPConn).CloseWrite()
-	}
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("reading the answer to %q: %v", req, err)
-	}
-	defer res.Body.Close()
-	body, _ := io.ReadAll(res.Body)
-	return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: suite.Shape(body)}
+	res := suite.RawAnswer(t, strings.TrimPrefix(base, "http://"), req, halfClose)
+	return answer{status: res.Status, contentType: res.Header.Get("Content-Type"), requestID: res.Header.Get("X-Request-Id"), shape: suite.Shape(res.Body)}
 }
 
 // Hostile input, part 3: requests a hostile client sends, through the real

@@ -89,15 +89,15 @@ func New(cfg Config) (*Service, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = reqparse.DefaultMaxBodyBytes
 	}
+	if cfg.MaxInflightBodyBytes <= 0 {
+		cfg.MaxInflightBodyBytes = DefaultMaxInflightBodyBytes
+	}
 	st, err := openStore(cfg.SQLitePath, cfg.MaxRows)
 	if err != nil {
 		return nil, err
 	}
 	s := &Service{store: st, maxBody: int64(cfg.MaxBodyBytes),
 		bodies: semaphore.NewWeighted(int64(max(cfg.MaxInflightBodyBytes, cfg.MaxBodyBytes)))}
-	if cfg.MaxInflightBodyBytes <= 0 {
-		s.bodies = semaphore.NewWeighted(max(DefaultMaxInflightBodyBytes, s.maxBody))
-	}
 	in := cfg.Telemetry.Service("errors-svc")
 	st.writeFailures = observe.Register(in.Registerer, prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: "showcase", Name: "store_write_failures_total",

@@ -42,9 +42,9 @@ var texts = table{"texts", `CREATE TABLE IF NOT EXISTS texts (
 type recordStore struct {
 	db      *sql.DB
 	maxRows int64
-	// unwritable is the last write failure of the store itself (the disk,
-	// the file), until a write succeeds again; nil while it writes.
-	unwritable atomic.Pointer[error]
+	// unwritable: a write failed in the store itself (the disk, the
+	// file), and none has succeeded since.
+	unwritable atomic.Bool
 	// writeFailures counts them (showcase_store_write_failures_total).
 	writeFailures prometheus.Counter
 }
@@ -75,11 +75,11 @@ func writeFailure(err error) bool {
 func (s *recordStore) failed(err error) {
 	switch {
 	case err == nil:
-		if s.unwritable.Load() != nil {
-			s.unwritable.Store(nil)
+		if s.unwritable.Load() {
+			s.unwritable.Store(false)
 		}
 	case writeFailure(err):
-		s.unwritable.Store(&err)
+		s.unwritable.Store(true)
 		if s.writeFailures != nil {
 			s.writeFailures.Inc()
 		}
@@ -92,7 +92,7 @@ func (s *recordStore) ready(ctx context.Context) error {
 	if err := s.db.PingContext(ctx); err != nil {
 		return err
 	}
-	if s.unwritable.Load() == nil {
+	if !s.unwritable.Load() {
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)

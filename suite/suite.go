@@ -381,6 +381,15 @@ func RunService(t *testing.T, category string, build func(t *testing.T, active c
 // client library would refuse to send included, and reads the answer.
 func Raw(t testing.TB, addr, req string) (status int, body string) {
 	t.Helper()
+	res := RawAnswer(t, addr, req, false)
+	return res.Status, string(res.Body)
+}
+
+// RawAnswer is Raw with the whole answer; with halfClose the client closes
+// its sending side once req is written, as a client whose body breaks off
+// may.
+func RawAnswer(t testing.TB, addr, req string, halfClose bool) Response {
+	t.Helper()
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -390,13 +399,16 @@ func Raw(t testing.TB, addr, req string) (status int, body string) {
 	if _, err := io.WriteString(conn, req); err != nil {
 		t.Fatal(err)
 	}
+	if halfClose {
+		_ = conn.(*net.TCPConn).CloseWrite()
+	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatalf("reading the answer to %q: %v", req, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
 // Shape is what two deployments' answers must share beyond status and

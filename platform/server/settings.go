@@ -99,12 +99,6 @@ func (s *Settings) String(p *string, flagName, env, def, usage string) *Setting 
 	}, func() string { return *p })
 }
 
-// Optional declares a setting of any text, the empty one ("unset") included.
-func (s *Settings) Optional(p *string, flagName, env, def, usage string) *Setting {
-	*p = ""
-	return s.Func(flagName, env, def, usage, func(v string) error { *p = v; return nil }, func() string { return *p })
-}
-
 // Addr declares a listen address: host:port, the port a number (0 picks a
 // free one), the host empty for every interface.
 func (s *Settings) Addr(p *string, flagName, env, def, usage string) *Setting {
