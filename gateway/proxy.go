@@ -74,7 +74,6 @@ type Upstream struct {
 	category  string
 	target    *url.URL
 	proxy     *httputil.ReverseProxy
-	handler   http.Handler // the proxy behind the request ID, measured
 	transport http.RoundTripper
 	timeout   time.Duration
 	metrics   *proxyMetrics
@@ -94,7 +93,6 @@ type Upstream struct {
 func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTripper, timeout time.Duration, metrics *proxyMetrics, logger *slog.Logger, exposure *observe.ExposureLog) *Upstream {
 	u := &Upstream{category: c.Name, target: target, transport: transport, timeout: timeout, metrics: metrics, probe: catalogue.EndpointsOf(c.Name)[0].Path,
 		durations: map[int]prometheus.Observer{}}
-	u.handler = observe.RequestID(http.HandlerFunc(u.serve))
 	for _, kind := range failureKinds {
 		metrics.failures.WithLabelValues(c.Name, kind) // present at zero, so rates are defined from the start
 	}
@@ -109,11 +107,17 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 			// them); the services read such pairs as Werkzeug did, and the
 			// gateway reads no parameter itself, so the query passes as sent.
 			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
-			pr.SetXForwarded()
+			// The client's address, from the real peer (ReverseProxy has
+			// removed what the client sent). Not X-Forwarded-Host or
+			// -Proto: no service builds a URL, and every header sent is
+			// one more for the service to parse (see README, Performance).
+			if ip, _, err := net.SplitHostPort(pr.In.RemoteAddr); err == nil {
+				pr.Out.Header["X-Forwarded-For"] = []string{ip}
+			}
 			pr.Out.Header[observe.HeaderReportTriggered] = reportTriggered
 			// The ID again: a client's Connection header can name
 			// X-Request-Id as hop-by-hop, and ReverseProxy removes it.
-			// observe.RequestID has put one sane ID first on the request.
+			// ServeHTTP has put one sane ID first on the request.
 			pr.Out.Header[observe.HeaderRequestID] = pr.In.Header[observe.HeaderRequestID][:1:1]
 		},
 		ModifyResponse: func(res *http.Response) error {
@@ -125,7 +129,7 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 				delete(res.Header, observe.HeaderTriggered)
 				// Only the category's own defects: a bounded, known set.
 				if len(d) == 1 && own[d[0]] {
-					exposure.Record(d[0], res.Request, observe.RequestIDFrom(res.Request.Context()), time.Now())
+					exposure.Record(d[0], res.Request, res.Request.Header.Get(observe.HeaderRequestID), time.Now())
 				}
 			}
 			return nil
@@ -147,41 +151,46 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 			}
 			logger.LogAttrs(r.Context(), slog.LevelWarn, "upstream failed", categoryAttr(c.Name),
 				slog.String("kind", kind), slog.String("error", err.Error()), slog.Int("status", status),
-				slog.String("requestID", observe.RequestIDFrom(r.Context())))
+				slog.String("requestID", r.Header.Get(observe.HeaderRequestID)))
 			respond.Error(w, status, msg)
 		},
 	}
 	return u
 }
 
-// ServeHTTP forwards the request with its request ID and measures the answer.
-func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) { u.handler.ServeHTTP(w, r) }
-
-func (u *Upstream) serve(w http.ResponseWriter, r *http.Request) {
-	// The answer's ID comes with the answer (ModifyResponse, ErrorHandler).
-	delete(w.Header(), observe.HeaderRequestID)
+// ServeHTTP forwards the request with its request ID and measures the
+// answer. The answer's ID comes with the answer (ModifyResponse,
+// ErrorHandler); the request's log line is the service's, under the same ID.
+func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	observe.IncomingRequestID(r)
 	sw := &observe.StatusRecorder{ResponseWriter: w}
 	start := time.Now()
-	// The exchange ends when the client leaves once its request is whole
-	// (endpoints 9 and 10 stop at once), but not while its body is still
-	// coming: if that breaks off, the service is to answer it as the one
-	// process does (see clientBody), and a client that closed only its
-	// sending side still reads that answer. (net/http cancels the request
-	// before the body's reader sees the error, so it is the body's end, not
-	// its breaking, that is asked.)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), u.timeout)
-	defer cancel()
-	var body *clientBody
-	out := r.WithContext(ctx)
-	if r.Body != nil && r.Body != http.NoBody {
-		body = &clientBody{rc: r.Body, declared: r.ContentLength}
+	// The whole exchange is bounded by the timeout, and ends when the
+	// client leaves once its request is whole (endpoints 9 and 10 stop at
+	// once), but not while its body is still coming: if that breaks off,
+	// the service is to answer it as the one process does (see
+	// clientBody), and a client that closed only its sending side still
+	// reads that answer. (net/http cancels the request before the body's
+	// reader sees the error, so it is the body's end, not its breaking,
+	// that is asked.) A request without a body is whole from the start.
+	var ctx context.Context
+	var cancel context.CancelFunc
+	out := r
+	if r.Body == nil || r.Body == http.NoBody {
+		ctx, cancel = context.WithTimeout(r.Context(), u.timeout)
+		out = r.WithContext(ctx)
+	} else {
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(r.Context()), u.timeout)
+		body := &clientBody{rc: r.Body, declared: r.ContentLength}
+		out = r.WithContext(ctx)
 		out.Body = body
+		defer context.AfterFunc(r.Context(), func() {
+			if body.whole.Load() {
+				cancel()
+			}
+		})()
 	}
-	defer context.AfterFunc(r.Context(), func() {
-		if body == nil || body.whole.Load() {
-			cancel()
-		}
-	})()
+	defer cancel()
 	defer func() {
 		// Out of time in the middle of the answer: ReverseProxy drops the
 		// connection (http.ErrAbortHandler), the client sees the answer cut

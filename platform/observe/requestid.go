@@ -1,7 +1,6 @@
 package observe
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
@@ -49,33 +48,21 @@ func SaneRequestID(id string) bool {
 	return true
 }
 
-// requestID keeps a sane incoming X-Request-Id or makes one, and puts it on
-// the request (for an upstream) and on the response.
-func requestID(w http.ResponseWriter, r *http.Request) string {
+// IncomingRequestID keeps a sane incoming X-Request-Id or makes one, and
+// puts it first on the request's header (for an upstream). Its value slice
+// is the request's own: share it read-only.
+func IncomingRequestID(r *http.Request) string {
 	id := r.Header.Get(HeaderRequestID)
-	vals := r.Header[HeaderRequestID]
 	if !SaneRequestID(id) {
 		id = NewRequestID()
-		vals = []string{id}
-		r.Header[HeaderRequestID] = vals
+		r.Header[HeaderRequestID] = []string{id}
 	}
-	w.Header()[HeaderRequestID] = vals[:1:1] // read-only, shared by both headers
 	return id
 }
 
-type requestIDKey struct{}
-
-// RequestID does what Middleware does for the request ID alone, for
-// handlers measured elsewhere (the gateway's proxies).
-func RequestID(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := requestID(w, r)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
-	})
-}
-
-// RequestIDFrom returns the ID that RequestID put in the context.
-func RequestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
+// requestID is IncomingRequestID, with the ID also on the response.
+func requestID(w http.ResponseWriter, r *http.Request) string {
+	id := IncomingRequestID(r)
+	w.Header()[HeaderRequestID] = r.Header[HeaderRequestID][:1:1] // read-only, shared by both headers
 	return id
 }
