@@ -83,9 +83,9 @@ compose-up:
 compose-down:
 	$(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml down -v --remove-orphans
 
-## bench: the benchmark harness (wrk; report in out/bench/report.md), then the Go benchmarks
+## bench: the benchmark harness (wrk; nginx, HAProxy and Caddy as reference proxies; report in out/bench/report.md), then the Go benchmarks
 bench:
-	@command -v wrk >/dev/null && command -v nginx >/dev/null || { echo "bench: installing wrk and nginx"; apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk nginx-light >/dev/null; }
+	@command -v wrk >/dev/null && command -v nginx >/dev/null && command -v haproxy >/dev/null && command -v caddy >/dev/null || { echo "bench: installing wrk, nginx, HAProxy and Caddy from Debian"; apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk nginx-light haproxy caddy >/dev/null; }
 	$(GO) run ./tools/cmd/showcase-bench -out out/bench
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./performance-svc/
 	$(GO) test -run '^$$' -bench Isolation -benchtime 2000x ./gateway/

@@ -4,6 +4,8 @@ go 1.26.8
 
 require github.com/defectshowcase/showcase v0.0.0
 
+require github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+
 require (
 	github.com/owenrumney/go-sarif/v3 v3.3.1
 	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect

@@ -7,10 +7,14 @@
 // resident memory and ratios against the yardstick measured in the same run;
 // then it measures the cost models of endpoints 9 and 10 and plots them (SVG).
 //
-// Two reference proxies in front of the yardstick run in the same rounds, so
-// the gateway's figures can be read against what a proxy costs on the same
-// machine at the same moment: nginx (when installed) and a plain
-// httputil.ReverseProxy with default settings.
+// In the same rounds, proxies stand in front of the yardstick: our gateway
+// (every category's upstream the yardstick), a plain httputil.ReverseProxy
+// with default settings, and nginx, HAProxy and Caddy when installed, each
+// configured as in production (proxies/). For each it measures the proxy's
+// CPU per request and the yardstick's behind it, and the floor of any
+// net/http proxy (the yardstick's server alone plus net/http's client
+// alone); then a CPU profile of our gateway in a round of its own.
+// -proxies runs that part alone.
 package main
 
 import (
@@ -20,10 +24,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +35,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,8 +59,8 @@ func main() {
 		plainProxy(os.Args[2], os.Args[3])
 		return
 	}
-	if len(os.Args) == 5 && os.Args[1] == "goclient" {
-		goClient(os.Args[2], os.Args[3], os.Args[4])
+	if len(os.Args) == 6 && os.Args[1] == "goclient" {
+		goClient(os.Args[2], os.Args[3], os.Args[4], os.Args[5])
 		return
 	}
 	if len(os.Args) == 2 && os.Args[1] == "spin" {
@@ -67,8 +71,9 @@ func main() {
 	rounds := flag.Int("rounds", 3, "interleaved rounds per target")
 	dur := flag.Duration("duration", 5*time.Second, "wrk duration per round")
 	conns := flag.Int("connections", 64, "wrk connections")
+	proxies := flag.Bool("proxies", false, "only the proxies in front of the yardstick, for their table")
 	flag.Parse()
-	if err := run(*out, *rounds, *dur, *conns); err != nil {
+	if err := run(*out, *rounds, *dur, *conns, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "showcase-bench:", err)
 		os.Exit(1)
 	}
@@ -85,86 +90,82 @@ func yardstick(addr string) {
 	}))
 }
 
-// plainProxy is the naive reference: httputil.ReverseProxy with its default
-// settings, as most Go gateways start.
-func plainProxy(addr, target string) {
-	u, err := url.Parse(target)
-	if err != nil {
-		panic(err)
-	}
-	_ = http.ListenAndServe(addr, httputil.NewSingleHostReverseProxy(u))
-}
-
 // goClient keeps conns connections requesting url with net/http's client
-// for dur, then prints the requests it completed and the CPU time it spent:
-// the client half of what any net/http gateway does per request.
-func goClient(url, dur, conns string) {
+// for dur, as fast as they are answered or, with rate > 0, at rate requests
+// a second (a token every 1/rate s, taken by the first free connection;
+// tokens a busy client cannot take in time are dropped and the rate it
+// reached is lower). It prints the requests it completed, those that
+// failed, and the CPU time it spent: the client half of what any net/http
+// proxy does per request.
+func goClient(url, dur, conns, rate string) {
 	d, _ := time.ParseDuration(dur)
 	n, _ := strconv.Atoi(conns)
+	r, _ := strconv.ParseFloat(rate, 64)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n, DisableCompression: true}}
-	var done, failed int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
+	var done, failed atomic.Int64
 	deadline := time.Now().Add(d)
+	var tokens chan struct{}
+	if r > 0 {
+		tokens = make(chan struct{}, n)
+		go func() {
+			start, sent := time.Now(), 0
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
+			for now := range tick.C {
+				if now.After(deadline) {
+					close(tokens)
+					return
+				}
+				for due := int(now.Sub(start).Seconds() * r); sent < due; sent++ {
+					select {
+					case tokens <- struct{}{}:
+					default: // every connection busy: dropped
+					}
+				}
+			}
+		}()
+	}
+	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			var ok, bad int64
 			for time.Now().Before(deadline) {
+				if tokens != nil {
+					if _, ok := <-tokens; !ok {
+						return
+					}
+				}
 				resp, err := client.Get(url)
 				if err != nil {
-					bad++
+					failed.Add(1)
 					continue
 				}
 				_, _ = io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
-				ok++
+				done.Add(1)
 			}
-			mu.Lock()
-			done, failed = done+ok, failed+bad
-			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	fmt.Println(done, failed, cpu.Microseconds())
+	fmt.Println(done.Load(), failed.Load(), cpu.Microseconds())
 }
 
-// clientCost runs goClient against url and returns its CPU µs per request.
-func clientCost(url string, dur time.Duration, conns int) (float64, error) {
+// runClient runs goClient against url (rate 0: flat out) and returns the
+// requests it completed and its CPU µs per request.
+func runClient(url string, dur time.Duration, conns int, rate float64) (float64, float64, error) {
 	self, _ := os.Executable()
-	out, err := exec.Command(self, "goclient", url, dur.String(), strconv.Itoa(conns)).Output()
+	out, err := exec.Command(self, "goclient", url, dur.String(), strconv.Itoa(conns), strconv.FormatFloat(rate, 'f', 0, 64)).Output()
 	if err != nil {
-		return 0, fmt.Errorf("goclient: %v", err)
+		return 0, 0, fmt.Errorf("goclient: %v", err)
 	}
 	var done, failed, us float64
 	if _, err := fmt.Sscan(string(out), &done, &failed, &us); err != nil || done == 0 || failed > 0 {
-		return 0, fmt.Errorf("goclient: %q", out)
+		return 0, 0, fmt.Errorf("goclient: %q", out)
 	}
-	return us / done, nil
+	return done, us / done, nil
 }
-
-// nginxConf proxies listen to upstream with keep-alive connections, the
-// usual production setting, and writes nothing per request.
-const nginxConf = `worker_processes auto;
-pid %[1]s/nginx.pid;
-error_log %[1]s/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path %[1]s/body;
-  proxy_temp_path %[1]s/proxy;
-  fastcgi_temp_path %[1]s/fastcgi;
-  uwsgi_temp_path %[1]s/uwsgi;
-  scgi_temp_path %[1]s/scgi;
-  upstream yardstick { server %[3]s; keepalive 128; }
-  server {
-    listen %[2]s;
-    location / { proxy_pass http://yardstick; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-`
 
 type proc struct {
 	name  string
@@ -248,10 +249,16 @@ type target struct {
 	procs   []*proc // the processes serving it; procs[0] is the front one
 	ready   map[string]time.Duration
 	idleRSS map[string]float64
-	rounds  []roundResult
-	// reference targets are other programs, measured for comparison; the
-	// targets of the issue apply to ours alone.
-	reference bool
+	rounds  []roundResult // flat out
+	paced   []roundResult // at the rate shared by all
+	// ours: our binaries, which the targets apply to; the others are
+	// measured for comparison.
+	ours bool
+	// proxy: a row in front of the yardstick (procs[1]).
+	proxy bool
+	// gateway is our gateway in front of the yardstick, profiled after the
+	// rounds.
+	gateway *proc
 }
 
 type roundResult struct {
@@ -262,7 +269,7 @@ type roundResult struct {
 	rss           map[string]float64 // MB after the round
 }
 
-func run(out string, rounds int, dur time.Duration, conns int) error {
+func run(out string, rounds int, dur time.Duration, conns int, proxiesOnly bool) error {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		return errors.New("wrk is not installed (apt-get install wrk)")
 	}
@@ -316,64 +323,84 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 	all = append(all, yard)
 	targets := []*target{{name: "yardstick", base: "http://" + yAddr, procs: []*proc{yard}, ready: map[string]time.Duration{"yardstick": yTook}}}
 
-	// (a) one process
-	one, took, err := launch("gateway", filepath.Join(binDir, "gateway"))
-	if err != nil {
-		return err
-	}
-	targets = append(targets, &target{name: "one-process", base: "http://" + one.api, procs: []*proc{one}, ready: map[string]time.Duration{"gateway": took}})
-
-	// (b) the gateway in front of the four services
-	split := &target{name: "split", ready: map[string]time.Duration{}}
-	var env []string
+	var one *proc
+	var split *target
 	var svcs []*proc
-	for _, s := range []struct{ env, svc string }{{"UPSTREAM_SECURITY", "security-svc"}, {"UPSTREAM_ERRORS", "errors-svc"}, {"UPSTREAM_CONFORMANCE", "conformance-svc"}, {"UPSTREAM_PERFORMANCE", "performance-svc"}} {
-		p, took, err := launch(s.svc, filepath.Join(binDir, s.svc))
+	if !proxiesOnly {
+		// (a) one process
+		var took time.Duration
+		one, took, err = launch("gateway", filepath.Join(binDir, "gateway"))
 		if err != nil {
 			return err
 		}
-		split.ready[s.svc] = took
-		env = append(env, s.env+"=http://"+p.api)
-		svcs = append(svcs, p)
+		targets = append(targets, &target{name: "one-process", base: "http://" + one.api, procs: []*proc{one}, ready: map[string]time.Duration{"gateway": took}, ours: true})
+
+		// (b) the gateway in front of the four services
+		split = &target{name: "split", ready: map[string]time.Duration{}, ours: true}
+		var env []string
+		for _, c := range catalogue.Categories {
+			svc := c.Name + "-svc"
+			p, took, err := launch(svc, filepath.Join(binDir, svc))
+			if err != nil {
+				return err
+			}
+			split.ready[svc] = took
+			env = append(env, c.Upstream+"=http://"+p.api)
+			svcs = append(svcs, p)
+		}
+		gw, took, err := launch("gateway", filepath.Join(binDir, "gateway"), env...)
+		if err != nil {
+			return err
+		}
+		split.ready["gateway"] = took
+		split.base, split.procs = "http://"+gw.api, append([]*proc{gw}, svcs...)
+		targets = append(targets, split)
 	}
-	gw, took, err := launch("gateway", filepath.Join(binDir, "gateway"), env...)
+
+	// In front of the same server, the yardstick: our gateway with every
+	// category's upstream pointing at it, a plain ReverseProxy, and the
+	// proxies people run. Each row measures the proxy and the yardstick
+	// behind it; rounds are sequential, so the yardstick's CPU in a row's
+	// round is what that proxy's requests cost it.
+	var up []string
+	for _, c := range catalogue.Categories {
+		up = append(up, c.Upstream+"=http://"+yAddr)
+	}
+	gwY, took, err := launch("gateway", filepath.Join(binDir, "gateway"), append(up, "PPROF=true")...)
 	if err != nil {
 		return err
 	}
-	split.ready["gateway"] = took
-	split.base, split.procs = "http://"+gw.api, append([]*proc{gw}, svcs...)
-	targets = append(targets, split)
-
-	// references: a plain ReverseProxy and nginx, both in front of the yardstick
+	front := []*target{{name: "our gateway", base: "http://" + gwY.api, procs: []*proc{gwY}, ready: map[string]time.Duration{"gateway": took}, ours: true, gateway: gwY}}
+	// The same with one P: on a machine whose cores it shares with its
+	// clients and its upstream, a Go proxy spends less per request on one
+	// thread than on as many as there are cores.
+	gw1, took, err := launch("gateway", filepath.Join(binDir, "gateway"), append(up, "GOMAXPROCS=1")...)
+	if err != nil {
+		return err
+	}
+	front = append(front, &target{name: "our gateway, GOMAXPROCS=1", base: "http://" + gw1.api, procs: []*proc{gw1}, ready: map[string]time.Duration{"gateway": took}, ours: true})
 	pAddr := freeAddr()
 	plain, took, err := start("reverseproxy", self, []string{"reverseproxy", pAddr, "http://" + yAddr}, nil, "http://"+pAddr+missingField)
 	if err != nil {
 		return err
 	}
 	all = append(all, plain)
-	refs := []*target{{name: "ReverseProxy → yardstick", base: "http://" + pAddr, procs: []*proc{plain}, ready: map[string]time.Duration{"reverseproxy": took}, reference: true}}
-	if _, err := exec.LookPath("nginx"); err == nil {
-		dir, err := filepath.Abs(filepath.Join(out, "nginx"))
+	front = append(front, &target{name: "plain httputil.ReverseProxy", base: "http://" + pAddr, procs: []*proc{plain}, ready: map[string]time.Duration{"reverseproxy": took}})
+	for _, ref := range references {
+		t, err := startReference(ref, out, yAddr)
 		if err != nil {
 			return err
 		}
-		nAddr := freeAddr()
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
+		if t != nil {
+			all = append(all, t.procs[0])
+			front = append(front, t)
 		}
-		if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), fmt.Appendf(nil, nginxConf, dir, nAddr, yAddr), 0o644); err != nil {
-			return err
-		}
-		ng, took, err := start("nginx", "nginx", []string{"-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-g", "daemon off;"}, nil, "http://"+nAddr+missingField)
-		if err != nil {
-			return err
-		}
-		all = append(all, ng)
-		refs = append(refs, &target{name: "nginx → yardstick", base: "http://" + nAddr, procs: []*proc{ng}, ready: map[string]time.Duration{"nginx": took}, reference: true})
-	} else {
-		fmt.Println("nginx is not installed (apt-get install nginx-light): its reference row is left out")
 	}
-	targets = append(targets, refs...)
+	for _, t := range front {
+		t.proxy = true
+		t.procs = append(t.procs, yard)
+	}
+	targets = append(targets, front...)
 
 	time.Sleep(500 * time.Millisecond)
 	for _, t := range targets {
@@ -394,15 +421,50 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 		}
 	}
 
+	fmt.Println("profiling our gateway in front of the yardstick (a round of its own, not counted)")
+	if err := profileGateway(front[0], dur, conns, filepath.Join(binDir, "gateway"), out); err != nil {
+		return err
+	}
+
 	fmt.Println("net/http's client against the yardstick")
-	clientCPU, err := clientCost("http://"+yAddr+missingField, dur, conns)
+	_, clientCPU, err := runClient("http://"+yAddr+missingField, dur, conns, 0)
 	if err != nil {
 		return err
 	}
 
+	// At one rate for all: every proxy and the yardstick alone driven by
+	// net/http's client at the same requests/s, so that CPU per request is
+	// compared at the same load (a Go server's CPU per request falls as its
+	// load rises: fewer wake-ups per request). The rate is half the
+	// flat-out rate of the slowest proxy (the plain ReverseProxy apart),
+	// so every one keeps up; the client's own CPU driving the yardstick
+	// alone is net/http's client half of the floor at that rate.
+	rate := math.Inf(1)
+	for _, t := range front {
+		if t.procs[0].name != "reverseproxy" {
+			rate = math.Min(rate, medianOf(t.rounds, func(r roundResult) float64 { return r.rps })/2)
+		}
+	}
+	rate = math.Round(rate/100) * 100
+	paced := append([]*target{targets[0]}, front...)
+	for r := range rounds {
+		for _, t := range paced {
+			fmt.Printf("at %.0f requests/s, round %d/%d: %s\n", rate, r+1, rounds, t.name)
+			res, err := drivePaced(t, dur, conns, rate)
+			if err != nil {
+				return err
+			}
+			t.paced = append(t.paced, res)
+		}
+	}
+
+	if proxiesOnly {
+		return report(out, targets, clientCPU, rate, nil)
+	}
+
 	fmt.Println("endpoint 9 against limit, endpoint 10 against n")
 	client := &http.Client{Timeout: 2 * time.Minute}
-	perf := svcs[3]
+	perf := svcs[slices.IndexFunc(catalogue.Categories, func(c catalogue.Category) bool { return c.Name == "performance" })]
 	ep9 := curve(client, "http://"+one.api+itemsPath+"?limit=", []int{1, 100, 250, 500, 750, 1000}, 3)
 	ep10 := curve(client, "http://"+one.api+fibPath+"?searchTerm=1&n=", []int{10000, 20000, 30000, 45000, 60000, 80000, 100000}, 1)
 	idle1000 := timeIt(client, "http://"+one.api+itemsPath+"?limit=1000", 5)
@@ -415,7 +477,65 @@ func run(out string, rounds int, dur time.Duration, conns int) error {
 	fibCPU := float64(perf.cpuTicks()-cpu0) / 100 / float64(len(fib)) // clock ticks are 1/100 s
 	iso := isolation(client, split.base)
 
-	return report(out, targets, clientCPU, ep9, ep10, idle1000, busy1000, fib, fibRSS, fibCPU, iso)
+	return report(out, targets, clientCPU, rate, &costs{ep9: ep9, ep10: ep10, idle1000: idle1000, busy1000: busy1000, fib: fib, fibRSS: fibRSS, fibCPU: fibCPU, iso: iso})
+}
+
+// profileGateway takes a CPU profile of t's gateway while wrk drives it, and
+// writes it (gateway.pprof) with its heaviest functions as text
+// (gateway-profile.txt), flat and cumulative.
+func profileGateway(t *target, dur time.Duration, conns int, bin, out string) error {
+	secs := max(1, int(dur.Seconds())-1)
+	got := make(chan error, 1)
+	go func() {
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", t.gateway.admin, secs))
+		if err != nil {
+			got <- err
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(filepath.Join(out, "gateway.pprof"))
+		if err != nil {
+			got <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		got <- errors.Join(err, f.Close())
+	}()
+	if _, err := drive(t, dur, conns); err != nil {
+		return err
+	}
+	if err := <-got; err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	var text []byte
+	for _, sort := range []string{"-top", "-top -cum"} {
+		args := append([]string{"tool", "pprof"}, strings.Fields(sort)...)
+		o, err := exec.Command("go", append(args, "-nodecount=40", bin, filepath.Join(out, "gateway.pprof"))...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("go tool pprof: %v\n%s", err, o)
+		}
+		text = append(text, o...)
+		text = append(text, '\n')
+	}
+	return os.WriteFile(filepath.Join(out, "gateway-profile.txt"), text, 0o644)
+}
+
+// drivePaced runs one round of net/http's client at rate against t; the
+// client's CPU per request is under "client".
+func drivePaced(t *target, dur time.Duration, conns int, rate float64) (roundResult, error) {
+	before := map[string]int64{}
+	for _, p := range t.procs {
+		before[p.name] = p.cpuTicks()
+	}
+	done, client, err := runClient(t.base+missingField, dur, conns, rate)
+	if err != nil {
+		return roundResult{}, err
+	}
+	res := roundResult{rps: done / dur.Seconds(), cpuPerReq: map[string]float64{"client": client}, rss: map[string]float64{}}
+	for _, p := range t.procs {
+		res.cpuPerReq[p.name] = float64(p.cpuTicks()-before[p.name]) * 1e6 / 100 / done
+	}
+	return res, nil
 }
 
 // drive runs one wrk round against t.

@@ -23,65 +23,153 @@ func medianOf(rs []roundResult, f func(roundResult) float64) float64 {
 	return v[len(v)/2]
 }
 
-func report(out string, targets []*target, clientCPU float64, ep9, ep10 []point, idle1000, busy1000, fib []time.Duration, fibRSS, fibCPU float64, iso []time.Duration) error {
+// costs are the figures measured after the rounds, for the full report.
+type costs struct {
+	ep9, ep10               []point
+	idle1000, busy1000, fib []time.Duration
+	fibRSS, fibCPU          float64
+	iso                     []time.Duration
+}
+
+// medianRatio is the median over rounds of f(round i, its result): for
+// ratios against other targets' round i, measured in the same round.
+func medianRatio(rs []roundResult, f func(i int, r roundResult) float64) float64 {
+	var v []float64
+	for i, r := range rs {
+		v = append(v, f(i, r))
+	}
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func report(out string, targets []*target, clientCPU, rate float64, c *costs) error {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmark report\n\n%s, %d CPUs. GET %s with wrk, 64 connections; %d interleaved rounds per target, medians shown; ratios are per round against the yardstick of the same round.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04 MST"), numCPU(), missingField, len(targets[0].rounds))
 	yard := targets[0]
-	w("| target | requests/s | × yardstick | p50 ms | p90 ms | p99 ms | errors | CPU µs/request (per process) | RSS MB after (idle) | ready ms |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	byName := map[string]*target{}
 	var errorsTotal int64
-	ratios := map[string]float64{}
 	for _, t := range targets {
-		var rs []float64
-		for i, r := range t.rounds {
-			rs = append(rs, r.rps/yard.rounds[i].rps)
+		byName[t.name] = t
+		for _, r := range t.rounds {
 			errorsTotal += r.errors
 		}
-		slices.Sort(rs)
-		ratios[t.name] = rs[len(rs)/2]
-		var cpu, mem, ready []string
-		for _, p := range t.procs {
-			cpu = append(cpu, fmt.Sprintf("%s %.1f", p.name, medianOf(t.rounds, func(r roundResult) float64 { return r.cpuPerReq[p.name] })))
-			mem = append(mem, fmt.Sprintf("%s %.1f (%.1f)", p.name, medianOf(t.rounds, func(r roundResult) float64 { return r.rss[p.name] }), t.idleRSS[p.name]))
-			ready = append(ready, fmt.Sprintf("%s %d", p.name, t.ready[p.name].Milliseconds()))
-		}
-		var errs int64
+	}
+	cpuOf := func(t *target, proc string) float64 {
+		return medianOf(t.rounds, func(r roundResult) float64 { return r.cpuPerReq[proc] })
+	}
+	ratio := func(t *target) float64 {
+		return medianRatio(t.rounds, func(i int, r roundResult) float64 { return r.rps / yard.rounds[i].rps })
+	}
+	errs := func(t *target) (n int64) {
 		for _, r := range t.rounds {
-			errs += r.errors
+			n += r.errors
 		}
-		w("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %s | %s | %s |\n", t.name,
-			medianOf(t.rounds, func(r roundResult) float64 { return r.rps }), ratios[t.name],
-			medianOf(t.rounds, func(r roundResult) float64 { return float64(r.p50.Microseconds()) / 1000 }),
-			medianOf(t.rounds, func(r roundResult) float64 { return float64(r.p90.Microseconds()) / 1000 }),
-			medianOf(t.rounds, func(r roundResult) float64 { return float64(r.p99.Microseconds()) / 1000 }),
-			errs, strings.Join(cpu, ", "), strings.Join(mem, ", "), strings.Join(ready, ", "))
+		return n
 	}
-	w("\nRows marked → are references, not ours: other proxies in front of the yardstick, measured in the same rounds, so the gateway's cost can be read against what proxying costs on this machine at this moment.\n")
-	split := targets[2]
-	gwCPU := medianOf(split.rounds, func(r roundResult) float64 { return r.cpuPerReq["gateway"] })
-	proxyCPU := map[string]float64{"gateway": gwCPU}
+	med := func(t *target, f func(roundResult) time.Duration) float64 {
+		return medianOf(t.rounds, func(r roundResult) float64 { return float64(f(r).Microseconds()) / 1000 })
+	}
+
+	if c != nil {
+		w("## Our service\n\n| target | requests/s | × yardstick | p50 ms | p90 ms | p99 ms | errors | CPU µs/request (per process) | RSS MB after (idle) | ready ms |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, t := range targets {
+			if t.proxy {
+				continue
+			}
+			var cpu, mem, ready []string
+			for _, p := range t.procs {
+				cpu = append(cpu, fmt.Sprintf("%s %.1f", p.name, cpuOf(t, p.name)))
+				mem = append(mem, fmt.Sprintf("%s %.1f (%.1f)", p.name, medianOf(t.rounds, func(r roundResult) float64 { return r.rss[p.name] }), t.idleRSS[p.name]))
+				ready = append(ready, fmt.Sprintf("%s %d", p.name, t.ready[p.name].Milliseconds()))
+			}
+			w("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %s | %s | %s |\n", t.name,
+				medianOf(t.rounds, func(r roundResult) float64 { return r.rps }), ratio(t),
+				med(t, func(r roundResult) time.Duration { return r.p50 }), med(t, func(r roundResult) time.Duration { return r.p90 }),
+				med(t, func(r roundResult) time.Duration { return r.p99 }),
+				errs(t), strings.Join(cpu, ", "), strings.Join(mem, ", "), strings.Join(ready, ", "))
+		}
+		w("\n")
+	}
+
+	// The proxies, each in front of the yardstick: flat out, then all at
+	// one rate.
+	nginx, caddy := byName[references[0].name], byName[references[2].name]
+	var gw *target
 	for _, t := range targets {
-		if t.reference {
-			proxyCPU[t.procs[0].name] = medianOf(t.rounds, func(r roundResult) float64 { return r.cpuPerReq[t.procs[0].name] })
+		if t.gateway != nil {
+			gw = t
 		}
 	}
-	dev := func(ds []time.Duration) float64 { return 100 * (median(ds).Seconds() - 1) }
-	var idleMax, readyMax float64
-	for _, t := range targets[1:] {
-		if t.reference {
+	upstream := func(r roundResult) float64 { return r.cpuPerReq["yardstick"] }
+	front := func(t *target) string { return t.procs[0].name }
+	flatFloor := func(i int) float64 { return yard.rounds[i].cpuPerReq["yardstick"] + clientCPU }
+	pacedFloor := func(i int) float64 { return yard.paced[i].cpuPerReq["yardstick"] + yard.paced[i].cpuPerReq["client"] }
+	// vsFloor, vsNginx and vsCaddy are ratios within each round, medians.
+	vsFloor := func(rs []roundResult, floor func(int) float64, proc string) float64 {
+		return medianRatio(rs, func(i int, r roundResult) float64 { return r.cpuPerReq[proc] / floor(i) })
+	}
+	vsNginx := func(rs, ng []roundResult) float64 {
+		return medianRatio(rs, func(i int, r roundResult) float64 { return upstream(r) / upstream(ng[i]) })
+	}
+	vsCaddy := func(rs, cd []roundResult, f func(roundResult) float64) float64 {
+		return medianRatio(rs, func(i int, r roundResult) float64 { return f(r) / f(cd[i]) })
+	}
+	name := func(t *target) string {
+		if t.ours {
+			return "**" + t.name + "**"
+		}
+		return t.name
+	}
+	w("## In front of the same server\n\nEach proxy in front of the yardstick, in the same rounds. *Proxy CPU* is the proxy's own (all its processes and threads); *upstream CPU* the yardstick's while that proxy drove it. The *floor* is what any `net/http` proxy must spend at least: the yardstick's server alone plus `net/http`'s client alone, measured in the same run (the `GOMAXPROCS=1` row is measured against the same floor, of programs at Go's default).\n\n")
+	w("### Flat out\n\nwrk, 64 connections, as fast as each answers; `net/http`'s client alone against the yardstick: %.1f µs per request.\n\n", clientCPU)
+	w("| in front of the yardstick | requests/s | × alone | p50 ms | p99 ms | errors | proxy CPU µs/request | × floor | upstream CPU µs/request | × behind nginx | proxy RSS MB after (idle) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	w("| nothing: the yardstick alone | %.0f | 1.00 | %.2f | %.2f | %d | — | — | %.1f | | |\n",
+		medianOf(yard.rounds, func(r roundResult) float64 { return r.rps }),
+		med(yard, func(r roundResult) time.Duration { return r.p50 }), med(yard, func(r roundResult) time.Duration { return r.p99 }),
+		errs(yard), cpuOf(yard, "yardstick"))
+	behindNginx := func(rs func(*target) []roundResult, t *target) string {
+		if nginx == nil {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f", vsNginx(rs(t), rs(nginx)))
+	}
+	flat := func(t *target) []roundResult { return t.rounds }
+	atRate := func(t *target) []roundResult { return t.paced }
+	for _, t := range targets {
+		if !t.proxy {
 			continue
 		}
-		for _, p := range t.procs {
-			idleMax = math.Max(idleMax, t.idleRSS[p.name])
-			readyMax = math.Max(readyMax, float64(t.ready[p.name].Milliseconds()))
+		p := front(t)
+		w("| %s | %.0f | %.2f | %.2f | %.2f | %d | %.1f | %.2f | %.1f | %s | %.1f (%.1f) |\n", name(t),
+			medianOf(t.rounds, func(r roundResult) float64 { return r.rps }), ratio(t),
+			med(t, func(r roundResult) time.Duration { return r.p50 }), med(t, func(r roundResult) time.Duration { return r.p99 }),
+			errs(t), cpuOf(t, p), vsFloor(t.rounds, flatFloor, p),
+			medianOf(t.rounds, upstream), behindNginx(flat, t),
+			medianOf(t.rounds, func(r roundResult) float64 { return r.rss[p] }), t.idleRSS[p])
+	}
+	w("| floor of a `net/http` proxy | | | | | | %.1f | 1.00 | | | |\n", medianRatio(yard.rounds, func(i int, _ roundResult) float64 { return flatFloor(i) }))
+
+	if len(yard.paced) > 0 {
+		w("\n### At %.0f requests/s, every row\n\nA Go server spends less CPU per request the busier it is (fewer wake-ups per request), so flat-out figures mix what a proxy costs with how fast it goes. Here `net/http`'s client drives each row at the same rate, half the flat-out rate of the slowest proxy (the plain ReverseProxy apart), 64 connections; the floor is the yardstick's CPU and the client's own while the client drives the yardstick alone at that rate.\n\n", rate)
+		w("| in front of the yardstick | requests/s reached | proxy CPU µs/request | × floor | upstream CPU µs/request | × behind nginx | client CPU µs/request |\n|---|---|---|---|---|---|---|\n")
+		w("| nothing: the yardstick alone | %.0f | — | — | %.1f | | %.1f |\n", medianOf(yard.paced, func(r roundResult) float64 { return r.rps }), medianOf(yard.paced, upstream),
+			medianOf(yard.paced, func(r roundResult) float64 { return r.cpuPerReq["client"] }))
+		for _, t := range targets {
+			if !t.proxy {
+				continue
+			}
+			p := front(t)
+			w("| %s | %.0f | %.1f | %.2f | %.1f | %s | %.1f |\n", name(t),
+				medianOf(t.paced, func(r roundResult) float64 { return r.rps }),
+				medianOf(t.paced, func(r roundResult) float64 { return r.cpuPerReq[p] }), vsFloor(t.paced, pacedFloor, p),
+				medianOf(t.paced, upstream), behindNginx(atRate, t),
+				medianOf(t.paced, func(r roundResult) float64 { return r.cpuPerReq["client"] }))
 		}
+		w("| floor of a `net/http` proxy | | %.1f | 1.00 | | | |\n", medianRatio(yard.paced, func(i int, _ roundResult) float64 { return pacedFloor(i) }))
 	}
-	grows := true
-	for i := 1; i < len(ep10); i++ {
-		grows = grows && ep10[i].secs > ep10[i-1].secs
-	}
-	isoP99 := float64(quantile(iso, 0.99).Microseconds()) / 1000
+
 	check := func(ok bool) string {
 		if ok {
 			return "met"
@@ -89,49 +177,104 @@ func report(out string, targets []*target, clientCPU float64, ep9, ep10 []point,
 		return "**not met**"
 	}
 	w("\n## Targets\n\n| target | measured | |\n|---|---|---|\n")
-	w("| split gateway ≥ 0.45× yardstick | %.2f× | %s |\n", ratios["split"], check(ratios["split"] >= 0.45))
-	w("| split gateway ≤ 30 µs CPU per proxied request | %.1f µs | %s |\n", gwCPU, check(gwCPU <= 30))
-	for _, ref := range []string{"nginx", "reverseproxy"} {
-		if c, ok := proxyCPU[ref]; ok {
-			w("| (reference, not a target) %s's CPU per proxied request, same run | %.1f µs; the gateway spends %.2f× that | |\n", ref, c, gwCPU/c)
+	if gw != nil {
+		if nginx != nil && len(gw.paced) > 0 {
+			x := vsNginx(gw.paced, nginx.paced)
+			w("| the upstream's CPU per request behind our gateway ≤ 1.1× behind nginx, at the same rate | %.2f× | %s |\n", x, check(x <= 1.1))
+			w("| (the same, flat out: not a target, the rates differ) | %.2f× | |\n", vsNginx(gw.rounds, nginx.rounds))
 		}
-	}
-	serverCPU := medianOf(yard.rounds, func(r roundResult) float64 { return r.cpuPerReq["yardstick"] })
-	w("| (reference, not a target) floor of any net/http gateway, same run: the yardstick's server %.1f µs + net/http's client %.1f µs | %.1f µs | |\n", serverCPU, clientCPU, serverCPU+clientCPU)
-	w("| one process ≥ 0.7× yardstick (logging and metrics on) | %.2f× | %s |\n", ratios["one-process"], check(ratios["one-process"] >= 0.7))
-	w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, idle | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(idle1000).Seconds()), dev(idle1000), check(math.Abs(dev(idle1000)) <= 0.5))
-	w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, all cores saturated | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(busy1000).Seconds()), dev(busy1000), check(math.Abs(dev(busy1000)) <= 0.5))
-	w("| endpoint 10, n=100000: 1.1-1.5 s | %.3f s | %s |\n", median(fib).Seconds(), check(median(fib).Seconds() >= 1.1 && median(fib).Seconds() <= 1.5))
-	w("| endpoint 10, n=100000: real CPU work, a core busy for most of the request | %.2f CPU s per request (%.0f %% of its time) | %s |\n", fibCPU, 100*fibCPU/median(fib).Seconds(), check(fibCPU >= 0.8*median(fib).Seconds()))
-	offCurve := 0.0 // the largest distance from the cost model, n ≥ 30000
-	for _, p := range ep10 {
-		if p.x >= 30000 {
-			model := 1.2 * math.Pow(float64(p.x)/100000, 2)
-			if d := 100 * (p.secs - model) / model; math.Abs(d) > math.Abs(offCurve) {
-				offCurve = d
+		if len(gw.paced) > 0 {
+			x := vsFloor(gw.paced, pacedFloor, "gateway")
+			w("| our gateway's CPU per request ≤ 1.15× the floor, at the same rate | %.2f× | %s |\n", x, check(x <= 1.15))
+		}
+		w("| (the same, flat out against the flat-out floor: not a target, the rates differ) | %.2f× | |\n", vsFloor(gw.rounds, flatFloor, "gateway"))
+		if caddy != nil {
+			rps := vsCaddy(gw.rounds, caddy.rounds, func(r roundResult) float64 { return r.rps })
+			w("| our gateway ahead of Caddy in requests/s, flat out | %.2f× Caddy's | %s |\n", rps, check(rps > 1))
+			cpu := func(rs, cd []roundResult) float64 {
+				return medianRatio(rs, func(i int, r roundResult) float64 { return r.cpuPerReq["gateway"] / cd[i].cpuPerReq["caddy"] })
+			}
+			x := cpu(gw.rounds, caddy.rounds)
+			w("| our gateway ahead of Caddy in CPU per request, flat out | %.2f× Caddy's | %s |\n", x, check(x < 1))
+			if len(gw.paced) > 0 {
+				x := cpu(gw.paced, caddy.paced)
+				w("| our gateway ahead of Caddy in CPU per request, at the same rate | %.2f× Caddy's | %s |\n", x, check(x < 1))
 			}
 		}
 	}
-	w("| endpoint 10 on the curve 1.2 s·(n/100000)², n = 30000 to 100000: within ±10 %% | worst %+.1f %% | %s |\n", offCurve, check(math.Abs(offCurve) <= 10))
-	w("| endpoint 10, n=100000: ≤ 16 MB more resident memory | %.1f MB (peak RSS growth) | %s |\n", fibRSS, check(fibRSS <= 16))
-	w("| endpoint 10: time grows with n | %v | %s |\n", grows, check(grows))
-	w("| isolation: missing-field p99 ≤ 10 ms while 8 clients hammer n=100000 | %.2f ms (p50 %s ms) | %s |\n", isoP99, ms(median(iso)), check(isoP99 <= 10))
-	w("| every process idles at ≤ 15 MB resident | max %.1f MB | %s |\n", idleMax, check(idleMax <= 15))
-	w("| every process ready ≤ 200 ms after start | max %.0f ms | %s |\n", readyMax, check(readyMax <= 200))
+	if c != nil {
+		split, one := byName["split"], byName["one-process"]
+		gwCPU := cpuOf(split, "gateway")
+		dev := func(ds []time.Duration) float64 { return 100 * (median(ds).Seconds() - 1) }
+		var idleMax, readyMax float64
+		for _, t := range targets {
+			if !t.ours {
+				continue
+			}
+			procs := t.procs
+			if t.proxy {
+				procs = procs[:1] // the yardstick behind it is not ours
+			}
+			for _, p := range procs {
+				idleMax = math.Max(idleMax, t.idleRSS[p.name])
+				readyMax = math.Max(readyMax, float64(t.ready[p.name].Milliseconds()))
+			}
+		}
+		grows := true
+		for i := 1; i < len(c.ep10); i++ {
+			grows = grows && c.ep10[i].secs > c.ep10[i-1].secs
+		}
+		isoP99 := float64(quantile(c.iso, 0.99).Microseconds()) / 1000
+		w("| split gateway ≥ 0.45× yardstick | %.2f× | %s |\n", ratio(split), check(ratio(split) >= 0.45))
+		w("| split gateway ≤ 30 µs CPU per proxied request | %.1f µs | %s |\n", gwCPU, check(gwCPU <= 30))
+		w("| one process ≥ 0.7× yardstick (logging and metrics on) | %.2f× | %s |\n", ratio(one), check(ratio(one) >= 0.7))
+		w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, idle | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(c.idle1000).Seconds()), dev(c.idle1000), check(math.Abs(dev(c.idle1000)) <= 0.5))
+		w("| endpoint 9, limit=1000: 1.000 s ± 0.5 %%, all cores saturated | %s s (%+.2f %%) | %s |\n", fmt.Sprintf("%.4f", median(c.busy1000).Seconds()), dev(c.busy1000), check(math.Abs(dev(c.busy1000)) <= 0.5))
+		w("| endpoint 10, n=100000: 1.1-1.5 s | %.3f s | %s |\n", median(c.fib).Seconds(), check(median(c.fib).Seconds() >= 1.1 && median(c.fib).Seconds() <= 1.5))
+		w("| endpoint 10, n=100000: real CPU work, a core busy for most of the request | %.2f CPU s per request (%.0f %% of its time) | %s |\n", c.fibCPU, 100*c.fibCPU/median(c.fib).Seconds(), check(c.fibCPU >= 0.8*median(c.fib).Seconds()))
+		offCurve := 0.0 // the largest distance from the cost model, n ≥ 30000
+		for _, p := range c.ep10 {
+			if p.x >= 30000 {
+				model := 1.2 * math.Pow(float64(p.x)/100000, 2)
+				if d := 100 * (p.secs - model) / model; math.Abs(d) > math.Abs(offCurve) {
+					offCurve = d
+				}
+			}
+		}
+		w("| endpoint 10 on the curve 1.2 s·(n/100000)², n = 30000 to 100000: within ±10 %% | worst %+.1f %% | %s |\n", offCurve, check(math.Abs(offCurve) <= 10))
+		w("| endpoint 10, n=100000: ≤ 16 MB more resident memory | %.1f MB (peak RSS growth) | %s |\n", c.fibRSS, check(c.fibRSS <= 16))
+		w("| endpoint 10: time grows with n | %v | %s |\n", grows, check(grows))
+		w("| isolation: missing-field p99 ≤ 10 ms while 8 clients hammer n=100000 | %.2f ms (p50 %s ms) | %s |\n", isoP99, ms(median(c.iso)), check(isoP99 <= 10))
+		w("| every process idles at ≤ 15 MB resident | max %.1f MB | %s |\n", idleMax, check(idleMax <= 15))
+		w("| every process ready ≤ 200 ms after start | max %.0f ms | %s |\n", readyMax, check(readyMax <= 200))
+	}
 	w("| no errors | %d | %s |\n", errorsTotal, check(errorsTotal == 0))
-	w("\n## Cost models\n\n![endpoint 9](endpoint9.svg)\n\n![endpoint 10](endpoint10.svg)\n\n| limit | seconds |\n|---|---|\n")
-	for _, p := range ep9 {
-		w("| %d | %.4f |\n", p.x, p.secs)
+
+	if bd, err := breakdown(filepath.Join(out, "gateway.pprof")); err == nil && gw != nil {
+		cpu := cpuOf(gw, "gateway")
+		w("\n## Where our gateway's CPU goes\n\nA CPU profile of our gateway in front of the yardstick, flat out, in a round of its own after the others ([gateway.pprof](gateway.pprof), for `go tool pprof` with `bin/gateway`; its heaviest functions in [gateway-profile.txt](gateway-profile.txt)). Each sample goes to the first part that matches it: system calls whoever makes them, then the runtime's own work, then the code nearest the sample. µs per request are the shares of the flat-out %.1f µs above.\n\n| part | share | µs per request |\n|---|---|---|\n", cpu)
+		for _, p := range bd {
+			w("| %s | %.1f %% | %.1f |\n", p.name, 100*p.share, p.share*cpu)
+		}
+	} else if err != nil && gw != nil {
+		w("\n(no profile of our gateway: %v)\n", err)
 	}
-	w("\n| n | seconds |\n|---|---|\n")
-	for _, p := range ep10 {
-		w("| %d | %.3f |\n", p.x, p.secs)
-	}
-	if err := os.WriteFile(filepath.Join(out, "endpoint9.svg"), []byte(plot("Endpoint 9: latency against limit", "limit", ep9)), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(out, "endpoint10.svg"), []byte(plot("Endpoint 10: latency against n", "n", ep10)), 0o644); err != nil {
-		return err
+
+	if c != nil {
+		w("\n## Cost models\n\n![endpoint 9](endpoint9.svg)\n\n![endpoint 10](endpoint10.svg)\n\n| limit | seconds |\n|---|---|\n")
+		for _, p := range c.ep9 {
+			w("| %d | %.4f |\n", p.x, p.secs)
+		}
+		w("\n| n | seconds |\n|---|---|\n")
+		for _, p := range c.ep10 {
+			w("| %d | %.3f |\n", p.x, p.secs)
+		}
+		if err := os.WriteFile(filepath.Join(out, "endpoint9.svg"), []byte(plot("Endpoint 9: latency against limit", "limit", c.ep9)), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, "endpoint10.svg"), []byte(plot("Endpoint 10: latency against n", "n", c.ep10)), 0o644); err != nil {
+			return err
+		}
 	}
 	path := filepath.Join(out, "report.md")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
