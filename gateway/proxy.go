@@ -175,7 +175,7 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// that is asked.) A request without a body is whole from the start.
 	var ctx context.Context
 	var cancel context.CancelFunc
-	out := r
+	var out *http.Request
 	if r.Body == nil || r.Body == http.NoBody {
 		ctx, cancel = context.WithTimeout(r.Context(), u.timeout)
 		out = r.WithContext(ctx)

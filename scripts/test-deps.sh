@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests drive for real: Prometheus and Chromium
-# (Debian's packages), k6 and Docker Compose v2 (both built from the Go module proxy,
+# (Debian's packages), nginx, HAProxy and Caddy (Debian's, whose own checkers
+# read the benchmark's proxy configurations), k6 and Docker Compose v2 (both built from the Go module proxy,
 # pinned; Debian's docker-compose is v1, and the compose test runs both). Run by
 # `make test`; safe to run again. Where it cannot install (not root, no
 # apt), it says so, and the tests that need the tool skip locally and fail
@@ -14,6 +15,11 @@ gobin=$(go env GOPATH)/bin
 need_apt=()
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+# The benchmark's reference proxies: their configurations are checked by
+# their own programs (tools/cmd/showcase-bench).
+command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
+command -v haproxy >/dev/null 2>&1 || need_apt+=(haproxy)
+command -v caddy >/dev/null 2>&1 || need_apt+=(caddy)
 
 if ((${#need_apt[@]})); then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

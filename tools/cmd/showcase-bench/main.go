@@ -11,9 +11,10 @@
 // (every category's upstream the yardstick), a plain httputil.ReverseProxy
 // with default settings, and nginx, HAProxy and Caddy when installed, each
 // configured as in production (proxies/). For each it measures the proxy's
-// CPU per request and the yardstick's behind it, and the floor of any
-// net/http proxy (the yardstick's server alone plus net/http's client
-// alone); then a CPU profile of our gateway in a round of its own.
+// CPU per request and the yardstick's behind it, flat out and then with
+// every row driven by net/http's client at one rate, against the floor of
+// any net/http proxy (the yardstick's server alone plus net/http's client
+// alone), and takes a CPU profile of our gateway in a round of its own.
 // -proxies runs that part alone.
 package main
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -71,29 +72,38 @@ func startReference(ref reference, out, upstream string) (*target, error) {
 		return nil, err
 	}
 	listen := freeAddr()
-	host, port, _ := net.SplitHostPort(listen)
-	tmpl, err := template.ParseFS(proxyConfs, "proxies/"+ref.conf)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Create(filepath.Join(dir, ref.conf))
-	if err != nil {
-		return nil, err
-	}
-	err = tmpl.Execute(f, confValues{Dir: dir, Listen: listen, Host: host, Port: port, Upstream: upstream})
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	conf, err := writeConf(ref, dir, listen, upstream)
 	if err != nil {
 		return nil, err
 	}
 	// Caddy keeps its state under XDG directories: the scratch one.
 	env := append([]string{"XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "HOME=" + dir}, ref.env...)
-	p, took, err := start(ref.process, ref.bin, ref.args(dir, f.Name()), env, "http://"+listen+missingField)
+	p, took, err := start(ref.process, ref.bin, ref.args(dir, conf), env, "http://"+listen+missingField)
 	if err != nil {
 		return nil, err
 	}
 	return &target{name: ref.name, base: "http://" + listen, procs: []*proc{p}, ready: map[string]time.Duration{ref.process: took}}, nil
+}
+
+// writeConf fills in ref's configuration for a proxy on listen in front of
+// upstream, with dir as its scratch directory, and writes it there.
+func writeConf(ref reference, dir, listen, upstream string) (string, error) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", err
+	}
+	tmpl, err := template.ParseFS(proxyConfs, "proxies/"+ref.conf)
+	if err != nil {
+		return "", err
+	}
+	tmpl.Option("missingkey=error")
+	path := filepath.Join(dir, ref.conf)
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	err = tmpl.Execute(f, confValues{Dir: dir, Listen: listen, Host: host, Port: port, Upstream: upstream})
+	return path, errors.Join(err, f.Close())
 }
 
 // plainProxy is the naive reference: httputil.ReverseProxy with its default
