@@ -34,7 +34,6 @@ type reference struct {
 	pkg     string // the Debian package it comes from
 	conf    string // its configuration under proxies/
 	args    func(dir, conf string) []string
-	env     []string
 	process string // the name its CPU is reported under
 	dir     string // its scratch directory under the report's; the program's name if empty
 }
@@ -77,7 +76,7 @@ func startReference(ref reference, out, upstream string) (*target, error) {
 		return nil, err
 	}
 	// Caddy keeps its state under XDG directories: the scratch one.
-	env := append([]string{"XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "HOME=" + dir}, ref.env...)
+	env := []string{"XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "HOME=" + dir}
 	p, took, err := start(ref.process, ref.bin, ref.args(dir, conf), env, "http://"+listen+missingField)
 	if err != nil {
 		return nil, err

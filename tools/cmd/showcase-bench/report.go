@@ -106,15 +106,12 @@ func report(out string, targets []*target, clientCPU, rate float64, c *costs) er
 	front := func(t *target) string { return t.procs[0].name }
 	flatFloor := func(i int) float64 { return yard.rounds[i].cpuPerReq["yardstick"] + clientCPU }
 	pacedFloor := func(i int) float64 { return yard.paced[i].cpuPerReq["yardstick"] + yard.paced[i].cpuPerReq["client"] }
-	// vsFloor, vsNginx and vsCaddy are ratios within each round, medians.
+	// vsFloor and vsNginx are ratios within each round, medians.
 	vsFloor := func(rs []roundResult, floor func(int) float64, proc string) float64 {
 		return medianRatio(rs, func(i int, r roundResult) float64 { return r.cpuPerReq[proc] / floor(i) })
 	}
 	vsNginx := func(rs, ng []roundResult) float64 {
 		return medianRatio(rs, func(i int, r roundResult) float64 { return upstream(r) / upstream(ng[i]) })
-	}
-	vsCaddy := func(rs, cd []roundResult, f func(roundResult) float64) float64 {
-		return medianRatio(rs, func(i int, r roundResult) float64 { return f(r) / f(cd[i]) })
 	}
 	name := func(t *target) string {
 		if t.ours {
@@ -189,7 +186,7 @@ func report(out string, targets []*target, clientCPU, rate float64, c *costs) er
 		}
 		w("| (the same, flat out against the flat-out floor: not a target, the rates differ) | %.2f× | |\n", vsFloor(gw.rounds, flatFloor, "gateway"))
 		if caddy != nil {
-			rps := vsCaddy(gw.rounds, caddy.rounds, func(r roundResult) float64 { return r.rps })
+			rps := medianRatio(gw.rounds, func(i int, r roundResult) float64 { return r.rps / caddy.rounds[i].rps })
 			w("| our gateway ahead of Caddy in requests/s, flat out | %.2f× Caddy's | %s |\n", rps, check(rps > 1))
 			cpu := func(rs, cd []roundResult) float64 {
 				return medianRatio(rs, func(i int, r roundResult) float64 { return r.cpuPerReq["gateway"] / cd[i].cpuPerReq["caddy"] })
