@@ -2,7 +2,8 @@
 // showcase and scores it against the ground truth: which planted defects the
 // tool reported, which it reached without noticing, what it reported that is
 // not planted, and, against a report of the same tool on an instance with
-// every defect switched off, its false positives.
+// every defect switched off, its false positives. Several tools' scorecards
+// make a scoreboard.
 //
 // A report is a list of findings, each an operation, a class of finding
 // (catalogue.Class) and the tool's own name for its check. Findings are
@@ -19,13 +20,20 @@ import (
 )
 
 // Operation is a method and path of the contract, or of whatever the tool
-// reported on.
+// reported on. Method is "" when the report gave none and the path is not
+// one operation of the contract; Path is "" for a finding that is on no
+// HTTP path at all (a scanner's finding on the host).
 type Operation struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
 }
 
-func (o Operation) String() string { return strings.TrimSpace(o.Method + " " + o.Path) }
+func (o Operation) String() string {
+	if o.Path == "" {
+		return "(no operation)"
+	}
+	return strings.TrimSpace(o.Method + " " + o.Path)
+}
 
 // Finding is one kind of failure a tool reported on one operation.
 type Finding struct {
@@ -44,22 +52,40 @@ type Finding struct {
 
 // Report is what a tool reported: its findings, deduplicated.
 type Report struct {
-	File     string    `json:"file"`
-	Format   string    `json:"format"`
+	File   string `json:"file"`
+	Format string `json:"format"`
+	// Tool is the tool's name, with its version where the report carries
+	// it.
 	Tool     string    `json:"tool"`
 	Findings []Finding `json:"findings"`
+	// ToolErrors counts the tool's own trouble the report records (JUnit
+	// <error>s, Schemathesis's errors): not findings, but a sign that part
+	// of the run tested nothing.
+	ToolErrors int `json:"tool_errors"`
+
+	index map[findingKey]int // where each operation and check is in Findings
 }
 
-// add counts f, merging it with the finding of the same operation and check.
-func (r *Report) add(f Finding) {
-	for i := range r.Findings {
-		g := &r.Findings[i]
-		if g.Operation == f.Operation && g.Check == f.Check && g.Class == f.Class {
-			g.Count++
-			return
-		}
+type findingKey struct {
+	op    Operation
+	check string
+	class catalogue.Class
+	cwe   int
+}
+
+// add counts f n times, merging it with the finding of the same operation,
+// check, class and CWE.
+func (r *Report) add(f Finding, n int) {
+	k := findingKey{f.Operation, f.Check, f.Class, f.CWE}
+	if i, ok := r.index[k]; ok {
+		r.Findings[i].Count += n
+		return
 	}
-	f.Count = 1
+	if r.index == nil {
+		r.index = map[findingKey]int{}
+	}
+	r.index[k] = len(r.Findings)
+	f.Count = n
 	f.Detail = firstLine(f.Detail)
 	r.Findings = append(r.Findings, f)
 }
@@ -81,7 +107,8 @@ func (e *InputError) Error() string {
 
 // checkClasses maps the names tools give their checks, lower case, to the
 // class they belong to: catalogue's own names, Schemathesis 4's checks and
-// the titles its reports give them. A name not here belongs to no class.
+// the titles its reports give them, and the few nuclei template tags that
+// name one of the classes. A name not here belongs to no class.
 var checkClasses = map[string]catalogue.Class{
 	// Schemathesis 4 checks.
 	"not_a_server_error":          catalogue.ServerError,
@@ -126,45 +153,73 @@ func classOf(check string) catalogue.Class {
 	return checkClasses[strings.ToLower(strings.TrimSpace(check))]
 }
 
+// statusClass is the class of a status code a tool reported as a failure
+// without naming a check (APIFuzzer fails every answer that is not 2xx or
+// 4xx): a 5xx is a server error, anything else is the tool's own finding.
+func statusClass(status int) catalogue.Class {
+	if status >= 500 && status <= 599 {
+		return catalogue.ServerError
+	}
+	return ""
+}
+
 // operationOf reads an operation from a method and a target that may be a
-// path, a path with a query or a whole URL. A method left out is the one
-// the contract has for the path, when the path is one of its operations.
+// path, a path relative to the base URL (nuclei's SARIF writes
+// "security/unauthenticated-access"), a path with a query or a whole URL.
+// Without a method the operation is found from the path alone (pathOnly).
 func operationOf(method, target string) (Operation, bool) {
 	target = strings.TrimSpace(target)
 	if target == "" {
 		return Operation{}, false
 	}
 	u, err := url.Parse(target)
-	if err != nil || !strings.HasPrefix(u.Path, "/") {
+	if err != nil || u.Opaque != "" || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") {
 		return Operation{}, false
 	}
 	path := u.Path
+	if u.Scheme == "" && u.Host == "" && !strings.HasPrefix(path, "/") {
+		path = "/" + path // relative to the base URL, which is the service's root
+	}
+	if path == "" {
+		path = "/"
+	}
 	method = strings.ToUpper(strings.TrimSpace(method))
 	if method == "" {
-		for _, e := range catalogue.Endpoints {
-			if e.Path == path {
-				method = e.Method
-			}
-		}
-	}
-	if method == "" {
-		return Operation{}, false
+		return pathOnly(path), true
 	}
 	return Operation{Method: method, Path: path}, true
 }
 
-// methodAndPath finds "METHOD /path" in a text, such as a test case's name.
+// pathOnly is the rule for a finding whose report gives a path and no
+// method: when the contract has exactly one operation at that path (each
+// of the showcase's paths has one), the finding is on it; otherwise it is
+// on the path, with no method, and on no operation of the contract.
+func pathOnly(path string) Operation {
+	var found []catalogue.Endpoint
+	for _, e := range catalogue.Endpoints {
+		if e.Path == path {
+			found = append(found, e)
+		}
+	}
+	if len(found) == 1 {
+		return Operation{Method: found[0].Method, Path: path}
+	}
+	return Operation{Path: path}
+}
+
+// methodAndPath finds "METHOD /path" in a text, such as a test case's name,
+// or else a path or URL alone.
 func methodAndPath(text string) (Operation, bool) {
 	fields := strings.Fields(text)
 	for i := 0; i+1 < len(fields); i++ {
 		if isMethod(fields[i]) {
-			if op, ok := operationOf(fields[i], fields[i+1]); ok {
+			if op, ok := operationOf(fields[i], fields[i+1]); ok && (strings.HasPrefix(fields[i+1], "/") || isURL(fields[i+1])) {
 				return op, true
 			}
 		}
 	}
 	for _, f := range fields {
-		if strings.HasPrefix(f, "/") || strings.HasPrefix(f, "http://") || strings.HasPrefix(f, "https://") {
+		if strings.HasPrefix(f, "/") || isURL(f) {
 			if op, ok := operationOf("", f); ok {
 				return op, true
 			}
@@ -172,6 +227,8 @@ func methodAndPath(text string) (Operation, bool) {
 	}
 	return Operation{}, false
 }
+
+func isURL(s string) bool { return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") }
 
 func isMethod(s string) bool {
 	switch s {

@@ -1,11 +1,13 @@
 package score
 
 import (
-	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/defectshowcase/showcase/catalogue"
 )
 
 // readJUnit reads JUnit XML: every <failure> of every <testcase>, on the
@@ -13,16 +15,19 @@ import (
 // classname). A failure's class comes from Schemathesis's titles in its
 // message ("- Server error"), else from its type or its message's first
 // line, when either is a known check or a catalogue class; anything else
-// is kept under the tool's own name, belonging to no class. <error> and
-// <skipped> are the tool's own trouble, not findings.
+// is kept under the tool's own name, belonging to no class. A failure
+// whose message is APIFuzzer's JSON dump of its test is read from that:
+// its request's method and URL, and the status it got (apiFuzzerFailure).
+// <error>s are the tool's own trouble, counted but not findings; <skipped>
+// is nothing.
 //
 // It is read with encoding/xml's decoder rather than a JUnit library: those
 // (github.com/joshdk/go-junit, the common one) forget where in the file
 // each test case is, and a report that cannot be read must be refused at
 // its line.
-func readJUnit(name string, data []byte) (Report, error) {
+func readJUnit(name string, data io.Reader) (Report, error) {
 	r := Report{Format: "junit", Tool: "JUnit"}
-	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec := xml.NewDecoder(data)
 	dec.Strict = true
 	var (
 		inCase           bool
@@ -39,6 +44,9 @@ func readJUnit(name string, data []byte) (Report, error) {
 		}
 		if err != nil {
 			l, _ := dec.InputPos()
+			if _, ok := err.(*xml.SyntaxError); !ok {
+				return r, readError(name, l, err)
+			}
 			return r, &InputError{File: name, Line: l, Msg: "not well-formed XML: " + strings.TrimPrefix(err.Error(), "XML syntax error on line "+fmt.Sprint(l)+": ")}
 		}
 		switch t := tok.(type) {
@@ -47,14 +55,15 @@ func readJUnit(name string, data []byte) (Report, error) {
 			if depth == 1 {
 				roots++
 				if t.Name.Local != "testsuites" && t.Name.Local != "testsuite" {
-					return r, &InputError{File: name, Line: line, Msg: fmt.Sprintf("<%s>: a JUnit report is <testsuites> or <testsuite>", t.Name.Local)}
-				}
-				if n := attr(t, "name"); n != "" && t.Name.Local == "testsuite" {
-					r.Tool = n
+					what := "XML"
+					if strings.EqualFold(t.Name.Local, "html") {
+						what = "an HTML page"
+					}
+					return r, &InputError{File: name, Line: line, Msg: fmt.Sprintf("%s, not JUnit: its root is <%s>, and a JUnit report's is <testsuites> or <testsuite>", what, t.Name.Local)}
 				}
 			}
-			if t.Name.Local == "testsuite" && attr(t, "name") == "schemathesis" {
-				r.Tool = "Schemathesis"
+			if t.Name.Local == "testsuite" && r.Tool == "JUnit" {
+				r.Tool = junitTool(attr(t, "name"))
 			}
 			switch t.Name.Local {
 			case "testcase":
@@ -72,6 +81,20 @@ func readJUnit(name string, data []byte) (Report, error) {
 					return r, &InputError{File: name, Line: line, Msg: "not well-formed XML: " + err.Error()}
 				}
 				depth--
+				message := f.Message
+				if message == "" {
+					message = f.Text
+				}
+				if af, ok := apiFuzzerFailure(message); ok {
+					if v := af.version(); v != "" && r.Tool == "APIFuzzer" {
+						r.Tool += " " + v
+					}
+
+					if op, ok := operationOf(af.Method, af.URL); ok {
+						r.add(Finding{Operation: op, Check: af.check(), Class: af.class(), Detail: af.detail(), Line: line}, 1)
+						break
+					}
+				}
 				op, ok := methodAndPath(caseName)
 				if !ok {
 					op, ok = methodAndPath(caseOf)
@@ -79,12 +102,22 @@ func readJUnit(name string, data []byte) (Report, error) {
 				if !ok {
 					return r, &InputError{File: name, Line: caseLine, Msg: fmt.Sprintf("test case %q names no operation (\"GET /path\" or a URL in its name or classname)", caseName)}
 				}
-				message := f.Message
-				if message == "" {
-					message = f.Text
-				}
 				for _, k := range junitKinds(f.Type, message) {
-					r.add(Finding{Operation: op, Check: k.check, Class: classOf(k.check), Detail: k.detail, Line: line})
+					r.add(Finding{Operation: op, Check: k.check, Class: classOf(k.check), Detail: k.detail, Line: line}, 1)
+				}
+			case "error":
+				var e struct {
+					Message string `xml:"message,attr"`
+				}
+				if err := dec.DecodeElement(&e, &t); err != nil {
+					return r, &InputError{File: name, Line: line, Msg: "not well-formed XML: " + err.Error()}
+				}
+				depth--
+				r.ToolErrors++
+				if af, ok := apiFuzzerFailure(e.Message); ok && r.Tool == "APIFuzzer" {
+					if v := af.version(); v != "" {
+						r.Tool += " " + v
+					}
 				}
 			}
 		case xml.EndElement:
@@ -98,6 +131,82 @@ func readJUnit(name string, data []byte) (Report, error) {
 		return r, &InputError{File: name, Line: 1, Msg: "no <testsuites> or <testsuite>: not a JUnit report"}
 	}
 	return r, nil
+}
+
+// junitTool is the tool a <testsuite>'s name says wrote the report: the
+// known ones by their own names, any other by the suite's.
+func junitTool(suite string) string {
+	switch strings.ToLower(suite) {
+	case "":
+		return "JUnit"
+	case "schemathesis":
+		return "Schemathesis"
+	case "api fuzzer", "apifuzzer":
+		return "APIFuzzer"
+	}
+	return suite
+}
+
+// apiFuzzerTest is the part of APIFuzzer's JSON dump of a test, the message
+// of its <failure>, that the scorer reads.
+type apiFuzzerTest struct {
+	URL     string          `json:"request_url"`
+	Method  string          `json:"request_method"`
+	Status  *int            `json:"parsed_status_code"`
+	Reason  string          `json:"reason"`
+	Headers string          `json:"request_headers"` // a JSON object, as text
+	Body    json.RawMessage `json:"request_body"`
+}
+
+// apiFuzzerFailure reads a failure message that is APIFuzzer's dump.
+func apiFuzzerFailure(message string) (apiFuzzerTest, bool) {
+	var t apiFuzzerTest
+	m := strings.TrimSpace(message)
+	if !strings.HasPrefix(m, "{") || json.Unmarshal([]byte(m), &t) != nil || t.URL == "" {
+		return t, false
+	}
+	return t, true
+}
+
+// check is what APIFuzzer's test failed on: the status it got (it fails an
+// answer that is neither 2xx nor 4xx).
+func (t apiFuzzerTest) check() string {
+	if t.Status != nil {
+		return fmt.Sprintf("status %d", *t.Status)
+	}
+	if t.Reason != "" {
+		return t.Reason
+	}
+	return "failure"
+}
+
+func (t apiFuzzerTest) class() catalogue.Class {
+	if t.Status == nil {
+		return ""
+	}
+	return statusClass(*t.Status)
+}
+
+func (t apiFuzzerTest) detail() string {
+	d := t.check()
+	if len(t.Body) > 0 && string(t.Body) != "{}" && string(t.Body) != "null" {
+		d += " to " + string(t.Body)
+	}
+	return d
+}
+
+// version is APIFuzzer's version, from the User-Agent it sent
+// ("APIFuzzer 0.9.13").
+func (t apiFuzzerTest) version() string {
+	var h map[string]string
+	if json.Unmarshal([]byte(t.Headers), &h) != nil {
+		return ""
+	}
+	name, version, ok := strings.Cut(h["User-Agent"], " ")
+	if !ok || !strings.EqualFold(name, "APIFuzzer") {
+		return ""
+	}
+	return version
 }
 
 func attr(t xml.StartElement, name string) string {

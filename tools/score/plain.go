@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -55,9 +54,10 @@ func classList() string {
 
 // readCSV reads a CSV with a header naming at least the columns method, path
 // and class (detail is optional), in any order.
-func readCSV(name string, data []byte) (Report, error) {
+func readCSV(name string, data io.Reader) (Report, error) {
 	r := Report{Format: "csv", Tool: "CSV"}
-	cr := csv.NewReader(bytes.NewReader(data))
+	cr := csv.NewReader(data)
+	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
 	if err != nil {
@@ -69,7 +69,7 @@ func readCSV(name string, data []byte) (Report, error) {
 	}
 	for _, need := range []string{"method", "path", "class"} {
 		if _, ok := col[need]; !ok {
-			return r, &InputError{File: name, Line: 1, Msg: "not a report this scorer reads: Schemathesis ndjson, JUnit XML, SARIF 2.1.0, or CSV/JSON of method,path,class (a CSV needs a header with method, path and class)"}
+			return r, &InputError{File: name, Line: 1, Msg: "not a report this scorer reads: " + readable + " (a CSV needs a header with method, path and class)"}
 		}
 	}
 	get := func(rec []string, k string) string {
@@ -91,7 +91,7 @@ func readCSV(name string, data []byte) (Report, error) {
 		if err != nil {
 			return r, err
 		}
-		r.add(f)
+		r.add(f, 1)
 	}
 	return r, nil
 }
@@ -101,28 +101,21 @@ func csvError(name string, err error) error {
 	if errors.As(err, &pe) {
 		return &InputError{File: name, Line: pe.Line, Msg: "CSV: " + pe.Err.Error()}
 	}
-	return &InputError{File: name, Line: 1, Msg: "CSV: " + err.Error()}
+	return readError(name, 0, err)
 }
 
-// readJSONList reads a JSON array of {"method", "path", "class", "detail"}.
-func readJSONList(name string, data []byte) (Report, error) {
-	r := Report{Format: "json", Tool: "JSON"}
-	var rows []plainFinding
-	dec := json.NewDecoder(bytes.NewReader(data))
+// addPlainJSON adds one element of the plain JSON list.
+func addPlainJSON(name string, line int, raw []byte, rep *Report) error {
+	var row plainFinding
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rows); err != nil {
-		return r, &InputError{File: name, Line: jsonErrorLine(data, err), Msg: "JSON: " + err.Error()}
+	if err := dec.Decode(&row); err != nil {
+		return &InputError{File: name, Line: line, Msg: "JSON: " + err.Error()}
 	}
-	if dec.More() {
-		return r, &InputError{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "JSON: more after the array"}
+	f, err := plain(name, line, row)
+	if err != nil {
+		return err
 	}
-	lines := valueLines(data, func(p []string) bool { return len(p) == 0 }, func(p []string) bool { return len(p) == 1 })
-	for i, row := range rows {
-		f, err := plain(name, lines[strconv.Itoa(i)], row)
-		if err != nil {
-			return r, err
-		}
-		r.add(f)
-	}
-	return r, nil
+	rep.add(f, 1)
+	return nil
 }

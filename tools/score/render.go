@@ -33,11 +33,34 @@ func (sc Scorecard) Write(w io.Writer, format string) error {
 
 // Headline is the scorecard in one sentence.
 func (sc Scorecard) Headline() string {
+	if sc.NotRun != "" {
+		return fmt.Sprintf("tested nothing: %s", sc.NotRun)
+	}
 	s := fmt.Sprintf("%d of %d planted defects reported, %d unplanted", sc.Total.Reported, sc.Total.Active, len(sc.Unplanted))
 	if sc.Baseline != "" {
 		s += fmt.Sprintf(", %d false positives", len(sc.FalsePositives))
 	}
+	if sc.ToolErrors > 0 {
+		s += fmt.Sprintf(", %d tool errors", sc.ToolErrors)
+	}
 	return s
+}
+
+// Notes are what the reader must know besides the verdicts: the tool's own
+// errors, and an exposure that contradicts the report.
+func (sc Scorecard) Notes() []string {
+	var notes []string
+	if sc.ToolErrors > 0 {
+		notes = append(notes, fmt.Sprintf("The report records %d errors of the tool's own (requests it could not make or checks it could not run): not findings, but part of the run tested nothing.", sc.ToolErrors))
+	}
+	if len(sc.Contradicted) > 0 {
+		ids := make([]string, len(sc.Contradicted))
+		for i, id := range sc.Contradicted {
+			ids[i] = string(id)
+		}
+		notes = append(notes, fmt.Sprintf("The exposure contradicts the report: it names %s, which the instance never saw triggered. The report and the exposure are from different runs.", strings.Join(ids, ", ")))
+	}
+	return notes
 }
 
 func (sc Scorecard) title() string {
@@ -83,6 +106,9 @@ func (sc Scorecard) writeText(w io.Writer) error {
 	if sc.Baseline != "" {
 		fmt.Fprintf(w, "baseline (DEFECTS=none): %s\n", sc.Baseline)
 	}
+	for _, n := range sc.Notes() {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DEFECT\tOPERATION\tVERDICT\tTRIGGERED\tFINDINGS\tFACES")
@@ -119,7 +145,10 @@ func orDash(s string) string {
 func md(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func (sc Scorecard) writeMarkdown(w io.Writer) error {
-	fmt.Fprintf(w, "**%s**: %s.\n\n", md(sc.title()), sc.Headline())
+	fmt.Fprintf(w, "**%s**: %s.\n\n", md(sc.title()), md(sc.Headline()))
+	for _, n := range sc.Notes() {
+		fmt.Fprintf(w, "> %s\n\n", md(n))
+	}
 	fmt.Fprintln(w, "| defect | operation | verdict | triggered | findings | faces |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	for _, d := range sc.Defects {
@@ -156,6 +185,7 @@ func esc(s string) string {
 // a dark red and grey.
 var verdictColour = map[string]string{
 	"reported":              "#1f77b4",
+	"reported, never triggered": "#1f77b4",
 	"missed, reached":       "#ff7f0e",
 	"missed":                "#b2182b",
 	"missed, never reached": "#b2182b",
@@ -172,6 +202,9 @@ func (sc Scorecard) writeSVG(w io.Writer) error {
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
 	fmt.Fprintf(&b, `<text x="40" y="52" font-size="26" font-weight="bold" fill="#222">%s</text>`+"\n", esc(sc.Tool))
 	fmt.Fprintf(&b, `<text x="40" y="84" font-size="17" fill="#444">%s</text>`+"\n", esc(sc.Headline()+" · DEFECTS="+sc.Setting))
+	if len(sc.Contradicted) > 0 {
+		fmt.Fprintf(&b, `<text x="40" y="104" font-size="12" fill="#b2182b">%s</text>`+"\n", esc(fmt.Sprintf("The exposure contradicts the report (%v never triggered): they are from different runs.", sc.Contradicted)))
+	}
 	// The ten tiles.
 	tileW, gap := 82.0, 6.0
 	for i, d := range sc.Defects {

@@ -1,7 +1,9 @@
 package score
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -9,101 +11,241 @@ import (
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 )
 
-// readSARIF reads SARIF 2.1.0 (read with github.com/owenrumney/go-sarif,
-// the Go model of the standard): every result, on the operation of its
+// readSARIF reads SARIF 2.1.0: every result, on the operation of its
 // webRequest (method and target), else of its first location's URI (with
-// the method in the result's properties, or the contract's for the path),
-// else of a logical location named "GET /path". Its class is that of its
-// rule (ruleId or the rule's name, when a known check or a catalogue class)
-// or of its "class" property; a CWE in the rule's tags
+// the method in the result's properties; without one, by the path alone:
+// nuclei writes the URI relative to the base, with no method), else of a
+// logical location named "GET /path". Its class is that of its rule
+// (ruleId or the rule's name, when a known check or a catalogue class) or
+// of its "class" property; a CWE in the rule's tags
 // ("external/cwe/cwe-306"), relationships or the result's taxa is kept, and
 // matches a defect of that CWE on the operation.
-func readSARIF(name string, data []byte) (Report, error) {
-	r := Report{Format: "sarif", Tool: "SARIF"}
-	doc, err := sarif.FromBytes(data)
-	if err != nil {
-		return r, &InputError{File: name, Line: jsonErrorLine(data, err), Msg: "not SARIF: " + err.Error()}
+//
+// The document is walked with encoding/json's tokenizer and each result,
+// and each run's tool, decoded on its own into go-sarif's model
+// (github.com/owenrumney/go-sarif), so that no more of the report is held
+// than one result and the distinct findings so far. A run's tool may come
+// after its results (nuclei writes it last): results wait, merged by what
+// they say, until the run ends.
+func readSARIF(name string, r io.Reader) (Report, error) {
+	rep := Report{Format: "sarif", Tool: "SARIF"}
+	lc := &lineCounter{r: r}
+	dec := json.NewDecoder(lc)
+	fail := func(err error) (Report, error) { return rep, jsonError(name, lc, dec, "not SARIF", err) }
+	refuse := func(line int, format string, args ...any) (Report, error) {
+		return rep, &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
 	}
-	if doc.Version != "2.1.0" {
-		return r, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("SARIF version %q: this reader knows 2.1.0", doc.Version)}
+	if err := expectDelim(dec, '{'); err != nil {
+		return fail(err)
 	}
-	if len(doc.Runs) == 0 {
-		return r, &InputError{File: name, Line: 1, Msg: "SARIF without runs"}
-	}
-	var lines map[string]int
-	lineOf := func(run, result int) int {
-		if lines == nil {
-			lines = valueLines(data, func(p []string) bool {
-				return len(p) < 3 || (len(p) == 3 && p[2] == "results")
-			}, func(p []string) bool { return len(p) == 4 && p[2] == "results" })
+	version, runs := "", -1
+	for dec.More() {
+		key, err := objectKey(dec)
+		if err != nil {
+			return fail(err)
 		}
-		return lines[fmt.Sprintf("runs/%d/results/%d", run, result)]
-	}
-	for i, run := range doc.Runs {
-		if run == nil {
-			return r, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("run %d is null", i)}
-		}
-		rules := map[string]*sarif.ReportingDescriptor{}
-		var ruleList []*sarif.ReportingDescriptor
-		if run.Tool != nil && run.Tool.Driver != nil {
-			if run.Tool.Driver.Name != nil {
-				r.Tool = *run.Tool.Driver.Name
-				if v := run.Tool.Driver.Version; v != nil && *v != "" {
-					r.Tool += " " + *v
+		switch key {
+		case "version":
+			if err := dec.Decode(&version); err != nil {
+				return fail(err)
+			}
+		case "runs":
+			line := lc.lineAt(dec.InputOffset())
+			if err := expectDelim(dec, '['); err != nil {
+				return refuse(line, "not SARIF: runs is not an array")
+			}
+			for runs = 0; dec.More(); runs++ {
+				if err := readSARIFRun(name, lc, dec, runs, &rep); err != nil {
+					return rep, err
 				}
 			}
-			ruleList = run.Tool.Driver.Rules
-			for _, rule := range ruleList {
-				if rule != nil && rule.ID != nil {
-					rules[*rule.ID] = rule
-				}
+			if _, err := dec.Token(); err != nil {
+				return fail(err)
 			}
-		}
-		for j, res := range run.Results {
-			if res == nil {
-				return r, &InputError{File: name, Line: lineOf(i, j), Msg: "a null result"}
+		default:
+			if err := skipValue(dec); err != nil {
+				return fail(err)
 			}
-			var rule *sarif.ReportingDescriptor
-			ruleID := str(res.RuleID)
-			if ruleID == "" && res.Rule != nil {
-				ruleID = str(res.Rule.ID)
-			}
-			if ruleID != "" {
-				rule = rules[ruleID]
-			} else if res.RuleIndex > 0 && res.RuleIndex < len(ruleList) {
-				rule = ruleList[res.RuleIndex]
-				if rule != nil {
-					ruleID = str(rule.ID)
-				}
-			}
-			op, ok := sarifOperation(res)
-			if !ok {
-				return r, &InputError{File: name, Line: lineOf(i, j), Msg: "a result without an operation: give a webRequest (method and target) or a location whose URI is the request's"}
-			}
-			f := Finding{Operation: op, Check: ruleID, Line: lineOf(i, j)}
-			if res.Message != nil {
-				f.Detail = str(res.Message.Text)
-			}
-			f.Class = classOf(ruleID)
-			if f.Class == "" && rule != nil {
-				f.Class = classOf(str(rule.Name))
-			}
-			if f.Class == "" && res.Properties != nil {
-				if c, ok := res.Properties.Properties["class"].(string); ok {
-					f.Class = classOf(c)
-				}
-			}
-			f.CWE = sarifCWE(res, rule)
-			if f.Check == "" {
-				f.Check = string(f.Class)
-			}
-			if f.Check == "" {
-				return r, &InputError{File: name, Line: lineOf(i, j), Msg: "a result without a rule or a class"}
-			}
-			r.add(f)
 		}
 	}
-	return r, nil
+	if _, err := dec.Token(); err != nil {
+		return fail(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return refuse(lc.lineAt(dec.InputOffset()), "not SARIF: more after the document")
+	}
+	switch {
+	case version != "2.1.0":
+		return refuse(1, "SARIF version %q: this reader knows 2.1.0", version)
+	case runs < 0:
+		return refuse(1, "not SARIF: no runs")
+	case runs == 0:
+		return refuse(1, "SARIF without runs")
+	}
+	return rep, nil
+}
+
+// sarifPending is a result whose rule may not be known yet, with how many
+// results said the same.
+type sarifPending struct {
+	op        Operation
+	ruleID    string
+	ruleIndex int
+	class     string // its "class" property
+	cwe       int    // from its taxa
+	detail    string
+	line      int
+	count     int
+}
+
+type sarifKey struct {
+	op               Operation
+	ruleID, class    string
+	ruleIndex, cwe   int
+}
+
+func readSARIFRun(name string, lc *lineCounter, dec *json.Decoder, run int, rep *Report) error {
+	start := lc.lineAt(dec.InputOffset())
+	if err := expectDelim(dec, '{'); err != nil {
+		if err == errNotDelim {
+			return &InputError{File: name, Line: start, Msg: fmt.Sprintf("not SARIF: run %d is not an object", run)}
+		}
+		return jsonError(name, lc, dec, "not SARIF", err)
+	}
+	var (
+		tool    sarif.Tool
+		pending []sarifPending
+		index   = map[sarifKey]int{}
+	)
+	for dec.More() {
+		key, err := objectKey(dec)
+		if err != nil {
+			return jsonError(name, lc, dec, "not SARIF", err)
+		}
+		switch key {
+		case "tool":
+			if err := dec.Decode(&tool); err != nil {
+				return jsonError(name, lc, dec, "not SARIF", err)
+			}
+		case "results":
+			line := lc.lineAt(dec.InputOffset())
+			if err := expectDelim(dec, '['); err != nil {
+				if err == errNotDelim {
+					return &InputError{File: name, Line: line, Msg: fmt.Sprintf("not SARIF: the results of run %d are not an array", run)}
+				}
+				return jsonError(name, lc, dec, "not SARIF", err)
+			}
+			for dec.More() {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return jsonError(name, lc, dec, "not SARIF", err)
+				}
+				line := lc.lineAt(dec.InputOffset() - int64(len(raw)))
+				var res *sarif.Result
+				if err := json.Unmarshal(raw, &res); err != nil {
+					return &InputError{File: name, Line: line, Msg: "not SARIF: a result: " + err.Error()}
+				}
+				if res == nil {
+					return &InputError{File: name, Line: line, Msg: "a null result"}
+				}
+				p, err := sarifResult(res)
+				if err != nil {
+					return &InputError{File: name, Line: line, Msg: err.Error()}
+				}
+				k := sarifKey{p.op, p.ruleID, p.class, p.ruleIndex, p.cwe}
+				if i, ok := index[k]; ok {
+					pending[i].count++
+					continue
+				}
+				p.line, p.count = line, 1
+				index[k] = len(pending)
+				pending = append(pending, p)
+			}
+			if _, err := dec.Token(); err != nil {
+				return jsonError(name, lc, dec, "not SARIF", err)
+			}
+		default:
+			if err := skipValue(dec); err != nil {
+				return jsonError(name, lc, dec, "not SARIF", err)
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return jsonError(name, lc, dec, "not SARIF", err)
+	}
+	return addSARIFRun(name, tool, pending, rep)
+}
+
+// sarifResult reads what a result says by itself.
+func sarifResult(res *sarif.Result) (sarifPending, error) {
+	op, ok := sarifOperation(res)
+	if !ok {
+		return sarifPending{}, fmt.Errorf("a result without an operation: give a webRequest (method and target) or a location whose URI is the request's")
+	}
+	p := sarifPending{op: op, ruleID: str(res.RuleID), ruleIndex: res.RuleIndex, cwe: taxaCWE(res.Taxa)}
+	if p.ruleID == "" && res.Rule != nil {
+		p.ruleID = str(res.Rule.ID)
+	}
+	if res.Message != nil {
+		p.detail = firstLine(str(res.Message.Text))
+	}
+	if res.Properties != nil {
+		p.class, _ = res.Properties.Properties["class"].(string)
+	}
+	if p.ruleID == "" && p.ruleIndex <= 0 && classOf(p.class) == "" {
+		return sarifPending{}, fmt.Errorf("a result without a rule or a class")
+	}
+	return p, nil
+}
+
+// addSARIFRun adds a run's results, now that its rules are known.
+func addSARIFRun(name string, tool sarif.Tool, pending []sarifPending, rep *Report) error {
+	rules := map[string]*sarif.ReportingDescriptor{}
+	var ruleList []*sarif.ReportingDescriptor
+	if d := tool.Driver; d != nil {
+		if d.Name != nil && *d.Name != "" {
+			rep.Tool = *d.Name
+			if v := firstOf(d.Version, d.SemanticVersion); v != "" {
+				rep.Tool += " " + v
+			}
+		}
+		ruleList = d.Rules
+		for _, rule := range ruleList {
+			if rule != nil && rule.ID != nil {
+				rules[*rule.ID] = rule
+			}
+		}
+	}
+	for _, p := range pending {
+		var rule *sarif.ReportingDescriptor
+		ruleID := p.ruleID
+		if ruleID != "" {
+			rule = rules[ruleID]
+		} else if p.ruleIndex > 0 && p.ruleIndex < len(ruleList) {
+			if rule = ruleList[p.ruleIndex]; rule != nil {
+				ruleID = str(rule.ID)
+			}
+		}
+		f := Finding{Operation: p.op, Check: ruleID, Detail: p.detail, Line: p.line, Class: classOf(ruleID)}
+		if f.Class == "" && rule != nil {
+			f.Class = classOf(str(rule.Name))
+		}
+		if f.Class == "" {
+			f.Class = classOf(p.class)
+		}
+		f.CWE = p.cwe
+		if f.CWE == 0 {
+			f.CWE = ruleCWE(rule)
+		}
+		if f.Check == "" {
+			f.Check = string(f.Class)
+		}
+		if f.Check == "" {
+			return &InputError{File: name, Line: p.line, Msg: "a result without a rule or a class"}
+		}
+		rep.add(f, p.count)
+	}
+	return nil
 }
 
 func str(p *string) string {
@@ -111,6 +253,15 @@ func str(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+func firstOf(ps ...*string) string {
+	for _, p := range ps {
+		if s := strings.TrimSpace(str(p)); s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func sarifOperation(res *sarif.Result) (Operation, bool) {
@@ -148,25 +299,39 @@ func sarifOperation(res *sarif.Result) (Operation, bool) {
 
 var cweTag = regexp.MustCompile(`(?i)\bcwe[-/:]?(\d{1,5})$`)
 
-// sarifCWE is the CWE a result or its rule names, 0 if none.
-func sarifCWE(res *sarif.Result, rule *sarif.ReportingDescriptor) int {
-	var refs []*sarif.ReportingDescriptorReference
-	refs = append(refs, res.Taxa...)
-	if rule != nil {
-		if rule.Properties != nil {
-			for _, tag := range rule.Properties.Tags {
-				if m := cweTag.FindStringSubmatch(tag); m != nil {
-					n, _ := strconv.Atoi(m[1])
-					return n
-				}
-			}
-		}
-		for _, rel := range rule.Relationships {
-			if rel != nil {
-				refs = append(refs, rel.Target)
+// cweOf reads a CWE from a tag or an ID: "CWE-306", "external/cwe/cwe-306",
+// "cwe-89"; 0 if it names none.
+func cweOf(s string) int {
+	if m := cweTag.FindStringSubmatch(strings.TrimSpace(s)); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
+}
+
+// ruleCWE is the CWE a rule names in its tags or relationships, 0 if none.
+func ruleCWE(rule *sarif.ReportingDescriptor) int {
+	if rule == nil {
+		return 0
+	}
+	if rule.Properties != nil {
+		for _, tag := range rule.Properties.Tags {
+			if n := cweOf(tag); n != 0 {
+				return n
 			}
 		}
 	}
+	var refs []*sarif.ReportingDescriptorReference
+	for _, rel := range rule.Relationships {
+		if rel != nil {
+			refs = append(refs, rel.Target)
+		}
+	}
+	return taxaCWE(refs)
+}
+
+// taxaCWE is the CWE among references to a taxonomy, 0 if none.
+func taxaCWE(refs []*sarif.ReportingDescriptorReference) int {
 	for _, ref := range refs {
 		if ref == nil || ref.ID == nil {
 			continue
@@ -181,4 +346,48 @@ func sarifCWE(res *sarif.Result, rule *sarif.ReportingDescriptor) int {
 		}
 	}
 	return 0
+}
+
+var errNotDelim = fmt.Errorf("not the expected delimiter")
+
+// expectDelim reads the next token, which must be the delimiter d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != d {
+		return errNotDelim
+	}
+	return nil
+}
+
+// objectKey reads an object's next key.
+func objectKey(dec *json.Decoder) (string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	key, _ := tok.(string)
+	return key, nil
+}
+
+// skipValue reads past the next value without keeping it.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }

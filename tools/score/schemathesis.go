@@ -3,6 +3,7 @@ package score
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -16,6 +17,8 @@ type schemathesisEvent struct {
 		Version string `json:"schemathesis_version"`
 	} `json:"Initialize"`
 	EngineFinished   json.RawMessage `json:"EngineFinished"`
+	NonFatalError    json.RawMessage `json:"NonFatalError"`
+	FatalError       json.RawMessage `json:"FatalError"`
 	ScenarioFinished *struct {
 		Recorder *struct {
 			Label  string                         `json:"label"`
@@ -38,14 +41,20 @@ type schemathesisCheck struct {
 // readSchemathesis reads the ndjson event stream of Schemathesis 4
 // (--report ndjson): every failed check of every scenario, on the
 // operation its recorder names.
-func readSchemathesis(name string, data []byte) (Report, error) {
+func readSchemathesis(name string, br *bufio.Reader) (Report, error) {
 	r := Report{Format: "schemathesis-ndjson", Tool: "Schemathesis"}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<20), MaxReportBytes)
-	line, finished := 0, false
-	for sc.Scan() {
-		line++
-		text := bytes.TrimSpace(sc.Bytes())
+	lr := &lineReader{br: br}
+	finished := false
+	for {
+		text, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return r, readError(name, lr.line+1, err)
+		}
+		line := lr.line
+		text = bytes.TrimSpace(text)
 		if len(text) == 0 {
 			continue
 		}
@@ -63,6 +72,9 @@ func readSchemathesis(name string, data []byte) (Report, error) {
 			return r, &InputError{File: name, Line: line, Msg: "an event after EngineFinished"}
 		}
 		finished = ev.EngineFinished != nil
+		if ev.NonFatalError != nil || ev.FatalError != nil {
+			r.ToolErrors++
+		}
 		if ev.ScenarioFinished == nil || ev.ScenarioFinished.Recorder == nil {
 			continue
 		}
@@ -95,18 +107,15 @@ func readSchemathesis(name string, data []byte) (Report, error) {
 			if c.FailureInfo != nil {
 				f.Detail = c.FailureInfo.Failure.Message
 			}
-			r.add(f)
+			r.add(f, 1)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return r, &InputError{File: name, Line: line + 1, Msg: err.Error()}
 	}
 	if r.Tool == "Schemathesis" {
 		return r, &InputError{File: name, Line: 1, Msg: "no Initialize event: not a Schemathesis ndjson report"}
 	}
 	if !finished {
 		// An interrupted run reports less than it found: never score it.
-		return r, &InputError{File: name, Line: line, Msg: "no EngineFinished event: the run or the file was cut short"}
+		return r, &InputError{File: name, Line: lr.line, Msg: "no EngineFinished event: the run or the file was cut short"}
 	}
 	return r, nil
 }

@@ -20,8 +20,18 @@ type Instance struct {
 type Scorecard struct {
 	Tool     string `json:"tool"`
 	Report   string `json:"report"`
+	Format   string `json:"format"`
 	Baseline string `json:"baseline,omitempty"`
 	Setting  string `json:"setting"` // the active defects
+	// NotRun says why the tool tested nothing, when it could not (it could
+	// not load the contract); Report is then its log.
+	NotRun string `json:"not_run,omitempty"`
+	// ToolErrors counts the tool's own trouble in its report.
+	ToolErrors int `json:"tool_errors"`
+	// Contradicted are the defects the report names that the instance's
+	// exposure says were never triggered: the report and the exposure are
+	// then from different runs, and the scorecard says so.
+	Contradicted []catalogue.ID `json:"contradicted"`
 
 	Defects []DefectScore `json:"defects"`
 	// Unplanted are findings that match no active planted defect.
@@ -46,6 +56,8 @@ type DefectScore struct {
 	// Exposed: the tool's traffic triggered it (null when the instance's
 	// exposure was not given); Triggered is how often.
 	Exposed   *bool   `json:"exposed"`
+	// Contradicted: reported, but the exposure says never triggered.
+	Contradicted bool `json:"contradicted,omitempty"`
 	Triggered *uint64 `json:"triggered,omitempty"`
 	// Findings are those that report it; Faces the further ones that are
 	// the same defect seen from another side.
@@ -58,6 +70,8 @@ func (d DefectScore) Verdict() string {
 	switch {
 	case !d.Active:
 		return "off"
+	case d.Reported && d.Contradicted:
+		return "reported, never triggered"
 	case d.Reported:
 		return "reported"
 	case d.Exposed == nil:
@@ -89,7 +103,8 @@ type CategoryScore struct {
 // Score scores rep against the instance; baseline, if not nil, is a report
 // of the same tool against an instance with every defect switched off.
 func Score(rep Report, inst Instance, baseline *Report) Scorecard {
-	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Setting: inst.Active.String(), Unplanted: []Finding{}}
+	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Format: rep.Format, Setting: inst.Active.String(), ToolErrors: rep.ToolErrors,
+		Unplanted: []Finding{}, Contradicted: []catalogue.ID{}}
 	byID := map[catalogue.ID]*DefectScore{}
 	for _, d := range catalogue.Defects {
 		e := catalogue.EndpointOf(d.ID)
@@ -120,6 +135,12 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 			ds.Faces = append(ds.Faces, f)
 		default:
 			sc.Unplanted = append(sc.Unplanted, f)
+		}
+	}
+	for i := range sc.Defects {
+		if d := &sc.Defects[i]; d.Reported && d.Exposed != nil && !*d.Exposed {
+			d.Contradicted = true
+			sc.Contradicted = append(sc.Contradicted, d.ID)
 		}
 	}
 	falseAlarm := map[Operation]bool{}
@@ -166,6 +187,14 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 	return sc
 }
 
+// NotRun is the scorecard of a tool that tested nothing: why, and the log
+// that says so.
+func NotRun(tool, log, why string, inst Instance) Scorecard {
+	sc := Score(Report{File: log, Format: "log", Tool: tool, Findings: []Finding{}}, inst, nil)
+	sc.NotRun = why
+	return sc
+}
+
 func rates(cs *CategoryScore, baseline bool) {
 	if cs.Active > 0 {
 		tpr := float64(cs.Reported) / float64(cs.Active)
@@ -200,7 +229,7 @@ func defectAt(op Operation) (catalogue.Defect, bool) {
 func ParseExposure(name string, data []byte) (Instance, error) {
 	var t catalogue.Truth
 	if err := json.Unmarshal(data, &t); err != nil {
-		return Instance{}, &InputError{File: name, Line: jsonErrorLine(data, err), Msg: "not the ground truth of /defects: " + err.Error()}
+		return Instance{}, documentError(name, data, "not the ground truth of /defects", err)
 	}
 	if t.Version != catalogue.Version {
 		return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("ground truth version %d: this scorer reads version %d", t.Version, catalogue.Version)}

@@ -3,15 +3,22 @@
 // traffic reached without its noticing, what it reported that is not
 // planted, and, given the same tool's report against DEFECTS=none, its false
 // positives, with true and false positive rates and Youden's J per
-// category.
+// category. Given several reports, it prints them side by side as a
+// scoreboard.
 //
 //	showcase-score report.ndjson                          # every defect was active
 //	showcase-score -exposure http://localhost:9090/defects report.ndjson
 //	showcase-score -baseline none/junit.xml -format svg -o card.svg all/junit.xml
+//	showcase-score -format markdown \
+//	    -exposure st/exposure.json -baseline st-none/report.ndjson st/report.ndjson \
+//	    -tool "nuclei v3.11.1" -exposure nuclei/exposure.json nuclei/nuclei.jsonl
 //
-// It reads Schemathesis 4 ndjson (gzipped or not), JUnit XML, SARIF 2.1.0,
-// and a CSV or JSON list of method,path,class. A report it cannot read is
-// refused naming the file and line, with exit status 2; nothing is scored.
+// Flags before a report are that report's; -format and -o are the whole
+// output's. It reads Schemathesis 4 ndjson (gzipped or not), JUnit XML
+// (APIFuzzer's too), SARIF 2.1.0, nuclei's JSON and JSON Lines, and a CSV
+// or JSON list of method,path,class. A report it cannot read, or cannot
+// find, is refused naming the file and line, with exit status 2; nothing
+// is scored.
 package main
 
 import (
@@ -47,65 +54,127 @@ func main() {
 
 type usageError struct{ error }
 
-func run(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("showcase-score", flag.ContinueOnError)
-	fs.SetOutput(stdout)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: showcase-score [flags] REPORT\n\nREPORT: Schemathesis 4 ndjson (.gz too), JUnit XML, SARIF 2.1.0, or CSV/JSON of method,path,class")
-		fs.PrintDefaults()
-	}
-	var active catalogue.Set
-	fs.TextVar(&active, "defects", catalogue.All(), "the defects active in the instance the tool ran against: "+catalogue.SettingUsage)
-	exposure := fs.String("exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects) or a saved file: its active defects and how often each was triggered")
-	baseline := fs.String("baseline", "", "a report of the same tool against an instance with DEFECTS=none: its every finding is a false positive")
-	format := fs.String("format", "text", "output: "+strings.Join(score.Formats, ", "))
-	out := fs.String("o", "", "write to this file instead of standard output")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err}
-	}
-	if fs.NArg() != 1 {
-		return usageError{errors.New("want one report; -h for usage")}
-	}
-	if !contains(score.Formats, *format) {
-		return usageError{fmt.Errorf("-format %q: want one of %s", *format, strings.Join(score.Formats, ", "))}
-	}
-	defectsSet := false
-	fs.Visit(func(f *flag.Flag) { defectsSet = defectsSet || f.Name == "defects" })
-	if defectsSet && *exposure != "" {
-		return usageError{errors.New("give -defects or -exposure, not both: the exposure names the active defects")}
-	}
+// entry is one report to score and what is known of its run.
+type entry struct {
+	report, tool, exposure, baseline, notRun string
+	active                                   catalogue.Set
+	defectsSet                               bool
+}
 
-	inst := score.Instance{Active: active}
-	if *exposure != "" {
-		var err error
-		if inst, err = readExposure(*exposure); err != nil {
-			return err
+const usage = `usage: showcase-score [-format F] [-o FILE] [report flags] REPORT [[report flags] REPORT ...]
+
+One REPORT gives its scorecard; several give a scoreboard, a row each. Each
+report's flags come before it. REPORT: Schemathesis 4 ndjson (.gz too),
+JUnit XML (Schemathesis's, APIFuzzer's, any tool's), SARIF 2.1.0, nuclei's
+JSON (-je) or JSON Lines (-jle), or CSV/JSON of method,path,class.
+`
+
+func run(args []string, stdout io.Writer) error {
+	format, out := "text", ""
+	var entries []entry
+	for first := true; first || len(args) > 0; first = false {
+		e := entry{active: catalogue.All()}
+		fs := flag.NewFlagSet("showcase-score", flag.ContinueOnError)
+		fs.SetOutput(stdout)
+		fs.Usage = func() {
+			fmt.Fprint(fs.Output(), usage)
+			fs.PrintDefaults()
 		}
+		fs.StringVar(&format, "format", format, "output: "+strings.Join(score.Formats, ", ")+" (the whole output's)")
+		fs.StringVar(&out, "o", out, "write to this file instead of standard output (the whole output's)")
+		fs.StringVar(&e.tool, "tool", "", "the tool's name and version, instead of what the report says (it needs no version where it carries one); with it an empty report is one of no findings")
+		fs.TextVar(&e.active, "defects", catalogue.All(), "the defects active in the instance the tool ran against: "+catalogue.SettingUsage)
+		fs.StringVar(&e.exposure, "exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects) or a saved file: its active defects and how often each was triggered")
+		fs.StringVar(&e.baseline, "baseline", "", "a report of the same tool against an instance with DEFECTS=none: its every finding is a false positive")
+		fs.StringVar(&e.notRun, "not-run", "", "the tool tested nothing, for this reason (it could not load the contract); REPORT is then its log")
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return usageError{err}
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if fs.NArg() == 0 {
+			if len(entries) == 0 {
+				return usageError{errors.New("want a report; -h for usage")}
+			}
+			for name := range set {
+				if name != "format" && name != "o" {
+					return usageError{fmt.Errorf("-%s after the last report: a report's flags go before it", name)}
+				}
+			}
+			break
+		}
+		e.defectsSet = set["defects"]
+		if e.defectsSet && e.exposure != "" {
+			return usageError{errors.New("give -defects or -exposure, not both: the exposure names the active defects")}
+		}
+		e.report, args = fs.Arg(0), fs.Args()[1:]
+		entries = append(entries, e)
 	}
-	rep, err := score.ReadFile(fs.Arg(0))
-	if err != nil {
-		return err
+	if !contains(score.Formats, format) {
+		return usageError{fmt.Errorf("-format %q: want one of %s", format, strings.Join(score.Formats, ", "))}
 	}
-	var base *score.Report
-	if *baseline != "" {
-		b, err := score.ReadFile(*baseline)
+	var cards []score.Scorecard
+	for _, e := range entries {
+		sc, err := scoreEntry(e)
 		if err != nil {
 			return err
 		}
-		base = &b
+		cards = append(cards, sc)
 	}
 	var buf bytes.Buffer
-	if err := score.Score(rep, inst, base).Write(&buf, *format); err != nil {
+	var err error
+	if len(cards) == 1 {
+		err = cards[0].Write(&buf, format)
+	} else {
+		err = score.Scoreboard{Tools: cards}.Write(&buf, format)
+	}
+	if err != nil {
 		return err
 	}
-	if *out == "" {
+	if out == "" {
 		_, err = stdout.Write(buf.Bytes())
 		return err
 	}
-	return os.WriteFile(*out, buf.Bytes(), 0o644)
+	return os.WriteFile(out, buf.Bytes(), 0o644)
+}
+
+// scoreEntry reads one report, its instance and its baseline, and scores
+// it.
+func scoreEntry(e entry) (score.Scorecard, error) {
+	inst := score.Instance{Active: e.active}
+	if e.exposure != "" {
+		var err error
+		if inst, err = readExposure(e.exposure); err != nil {
+			return score.Scorecard{}, err
+		}
+	}
+	if e.notRun != "" {
+		if _, err := os.Stat(e.report); err != nil {
+			return score.Scorecard{}, &score.InputError{File: e.report, Msg: "the tool's log: " + strings.TrimPrefix(err.Error(), "stat "+e.report+": ")}
+		}
+		tool := e.tool
+		if tool == "" {
+			tool = "a tool"
+		}
+		return score.NotRun(tool, e.report, e.notRun, inst), nil
+	}
+	opt := score.Options{Tool: e.tool}
+	rep, err := score.ReadFile(e.report, opt)
+	if err != nil {
+		return score.Scorecard{}, err
+	}
+	var base *score.Report
+	if e.baseline != "" {
+		b, err := score.ReadFile(e.baseline, opt)
+		if err != nil {
+			return score.Scorecard{}, err
+		}
+		base = &b
+	}
+	return score.Score(rep, inst, base), nil
 }
 
 func contains(list []string, s string) bool {
@@ -138,7 +207,7 @@ func readExposure(where string) (score.Instance, error) {
 	} else {
 		var err error
 		if data, err = os.ReadFile(where); err != nil {
-			return score.Instance{}, fmt.Errorf("-exposure: %w", err)
+			return score.Instance{}, &score.InputError{File: where, Msg: "-exposure: " + strings.TrimPrefix(err.Error(), "open "+where+": ")}
 		}
 	}
 	return score.ParseExposure(where, data)

@@ -15,7 +15,7 @@ import (
 	"github.com/defectshowcase/showcase/tools/score"
 )
 
-const samples = "../../score/testdata/schemathesis-4.9.5/"
+const samples = "../../score/testdata/samples/schemathesis-4.9.5/before-fidelity/"
 
 // The command scores a report, with the active defects from -defects or
 // from an instance's /defects (URL or file), which adds exposure.
@@ -76,7 +76,8 @@ func TestRefuses(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{},
-		{"a", "b"},
+		{"-tool", "x"},
+		{bad, "-tool", "x"},
 		{"-format", "pdf", bad},
 		{"-defects", "none", "-exposure", "x.json", bad},
 		{"-defects", "NOPE-1", bad},

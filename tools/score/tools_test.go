@@ -1,0 +1,219 @@
+package score_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/tools/score"
+)
+
+func exposureOf(t *testing.T, dir string) score.Instance {
+	t.Helper()
+	file := filepath.Join(dir, "exposure.json")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := score.ParseExposure(file, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inst
+}
+
+// operations lists the findings' operations, in the report's order.
+func operations(fs []score.Finding) []string {
+	var ops []string
+	for _, f := range fs {
+		ops = append(ops, f.Operation.String())
+	}
+	return ops
+}
+
+// Every real report lands each finding where a person reading it would:
+// the tool and its version as the report names them, the defects reported,
+// what is unplanted and where, and the tool's own errors. Each run is
+// scored against the exposure of its own run, which never contradicts it.
+func TestRealReportsOfThreeTools(t *testing.T) {
+	t.Parallel()
+	st, af := schemathesis, samples+"/apifuzzer-0.9.13"
+	sqli, dast := samples+"/nuclei-3.11.1/time-based-sqli-old/defects-all", samples+"/nuclei-3.11.1/dast/defects-all"
+	// nuclei's templates sent GET to every path; where the contract has
+	// POST, its JSON exports say GET, and the SARIF names no method.
+	nucleiByPath := []string{
+		"GET /performance/inefficient-algorithm", "GET /response-conformance/missing-field",
+		"POST /internal-server-errors/improper-unicode-encoding", "GET /security/unauthenticated-access",
+		"GET /response-conformance/malformed-json", "GET /response-conformance/incorrect-content-type",
+		"POST /internal-server-errors/improper-input-type-handling", "GET /response-conformance/undocumented-status-code",
+		"POST /internal-server-errors/exceeding-column-size", "GET /performance/unbounded-result-set",
+	}
+	nucleiAsSent := slices.Clone(nucleiByPath)
+	for i, op := range nucleiAsSent {
+		nucleiAsSent[i] = strings.Replace(op, "POST", "GET", 1)
+	}
+	for _, c := range []struct {
+		dir, file, tool, format string
+		opt                     score.Options
+		reported                []catalogue.ID
+		unplanted               []string // operations, in order
+		toolErrors              int
+	}{
+		{dir: st + "/defects-all-seed3", file: "report.ndjson.gz", tool: "Schemathesis 4.9.5", format: "schemathesis-ndjson", reported: catalogue.All().ActiveIDs()},
+		{dir: st + "/defects-all-seed3", file: "junit.xml", tool: "Schemathesis", format: "junit", reported: catalogue.All().ActiveIDs()},
+		{dir: st + "/defects-all-seed20240101", file: "report.ndjson.gz", tool: "Schemathesis 4.9.5", format: "schemathesis-ndjson", reported: catalogue.All().ActiveIDs()},
+		{dir: st + "/defects-all-seed20240101", file: "junit.xml", tool: "Schemathesis 4.9.5", format: "junit", opt: score.Options{Tool: "Schemathesis 4.9.5"}, reported: catalogue.All().ActiveIDs()},
+		{dir: af + "/defects-all", file: "junit.xml.gz", tool: "APIFuzzer 0.9.13", format: "junit", reported: []catalogue.ID{catalogue.ERR01}, toolErrors: 80},
+		{dir: sqli, file: "nuclei.sarif", tool: "Nuclei v3.11.1", format: "sarif", unplanted: nucleiByPath},
+		{dir: sqli, file: "nuclei.json", tool: "nuclei", format: "nuclei-json", unplanted: nucleiAsSent},
+		{dir: sqli, file: "nuclei.jsonl", tool: "nuclei v3.11.1", format: "nuclei-jsonl", opt: score.Options{Tool: "nuclei v3.11.1"}, unplanted: nucleiAsSent},
+		{dir: dast, file: "nuclei.json", tool: "nuclei v3.11.1", format: "json", opt: score.Options{Tool: "nuclei v3.11.1"}},
+		{dir: dast, file: "nuclei.jsonl", tool: "nuclei v3.11.1", format: "empty", opt: score.Options{Tool: "nuclei v3.11.1"}},
+	} {
+		name := filepath.Join(c.dir, c.file)
+		rep, err := score.ReadFile(name, c.opt)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		sc := score.Score(rep, exposureOf(t, c.dir), nil)
+		if rep.Tool != c.tool || rep.Format != c.format || rep.ToolErrors != c.toolErrors || sc.ToolErrors != c.toolErrors {
+			t.Errorf("%s: tool %q, format %s, %d tool errors; want %q, %s, %d", name, rep.Tool, rep.Format, rep.ToolErrors, c.tool, c.format, c.toolErrors)
+		}
+		if got := reported(sc); !slices.Equal(got, c.reported) {
+			t.Errorf("%s: reported %v, want %v", name, got, c.reported)
+		}
+		if got := operations(sc.Unplanted); !slices.Equal(got, c.unplanted) {
+			t.Errorf("%s: unplanted on %q, want %q", name, got, c.unplanted)
+		}
+		if len(sc.Contradicted) != 0 {
+			t.Errorf("%s: its own run's exposure contradicts it: %v", name, sc.Contradicted)
+		}
+	}
+
+	// APIFuzzer's 90 failures are one finding: a 500 on ERR-01's operation,
+	// read from the JSON dump in each <failure>'s message.
+	rep := read(t, af+"/defects-all", "junit.xml.gz")
+	if len(rep.Findings) != 1 || rep.Findings[0].Count != 90 || rep.Findings[0].Check != "status 500" || rep.Findings[0].Class != catalogue.ServerError {
+		t.Errorf("APIFuzzer's failures: %+v", rep.Findings)
+	}
+	none := read(t, af+"/defects-none", "junit.xml.gz")
+	if len(none.Findings) != 0 || none.ToolErrors != 80 || none.Tool != "APIFuzzer 0.9.13" {
+		t.Errorf("APIFuzzer against DEFECTS=none: %d findings, %d tool errors, %q", len(none.Findings), none.ToolErrors, none.Tool)
+	}
+	sc := score.Score(rep, exposureOf(t, af+"/defects-all"), &none)
+	if *sc.Total.TPR != 0.1 || *sc.Total.FPR != 0 || len(sc.FalsePositives) != 0 {
+		t.Errorf("APIFuzzer: %+v", sc.Total)
+	}
+	// Its traffic reached CONF-04 and PERF-01 and it did not notice.
+	for _, d := range sc.Defects {
+		want := map[catalogue.ID]string{catalogue.ERR01: "reported", catalogue.CONF04: "missed, reached", catalogue.PERF01: "missed, reached"}[d.ID]
+		if want == "" {
+			want = "missed, never reached"
+		}
+		if d.Verdict() != want {
+			t.Errorf("APIFuzzer %s: %s, want %s", d.ID, d.Verdict(), want)
+		}
+	}
+
+	// Today's Schemathesis against DEFECTS=none: the one false positive is
+	// its own (missing_required_header).
+	base := read(t, st+"/defects-none-seed20240101", "report.ndjson.gz")
+	sc = score.Score(read(t, st+"/defects-all-seed20240101", "report.ndjson.gz"), exposureOf(t, st+"/defects-all-seed20240101"), &base)
+	if len(sc.FalsePositives) != 1 || sc.FalsePositives[0].Check != "missing_required_header" || *sc.Total.TPR != 1 || *sc.Total.FPR != 0.1 {
+		t.Errorf("Schemathesis: false positives %v, total %+v", sc.FalsePositives, sc.Total)
+	}
+}
+
+// A report scored against another run's exposure is caught: it reports a
+// defect that exposure never saw triggered.
+func TestExposureOfAnotherRun(t *testing.T) {
+	t.Parallel()
+	rep := read(t, samples+"/apifuzzer-0.9.13/defects-all", "junit.xml.gz")
+	sc := score.Score(rep, exposureOf(t, samples+"/nuclei-3.11.1/time-based-sqli-old/defects-all"), nil)
+	if !slices.Equal(sc.Contradicted, []catalogue.ID{catalogue.ERR01}) || !sc.Defects[1].Contradicted {
+		t.Fatalf("contradicted %v", sc.Contradicted)
+	}
+	var b strings.Builder
+	for _, f := range score.Formats {
+		b.Reset()
+		if err := sc.Write(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "contradict") {
+			t.Errorf("%s does not say the exposure contradicts the report", f)
+		}
+	}
+}
+
+// A file is recognised by what it is; one that is no report is refused at
+// its line with what it looks like, a missing one as an input error too.
+func TestRecognition(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, data string
+		line       int
+		msg        string
+	}{
+		{"other JSON Lines", "{\"level\":\"info\",\"msg\":\"a\"}\n{\"level\":\"info\",\"msg\":\"b\"}\n", 1, "JSON Lines, but not of a tool this scorer reads (its first object has the keys level, msg)"},
+		{"nuclei's JSON Lines with a line that is not a result", "{\"template-id\":\"x\",\"matched-at\":\"http://h/security/unauthenticated-access\"}\n{\"oops\":1}\n", 2, "not a nuclei result: no template-id"},
+		{"nuclei's JSON Lines with a broken line", "{\"template-id\":\"x\",\"matched-at\":\"http://h/a\"}\n{\"template-id\":\n", 2, "not a nuclei result"},
+		{"a JSON object of another kind", `{"name":"x","results":[]}`, 1, "a JSON object that is not SARIF"},
+		{"the ground truth", `{"version":2,"setting":"all","active":[],"defects":[]}`, 1, "give it with -exposure"},
+		{"an HTML page", "<!DOCTYPE html>\n<html><head></head></html>", 2, "an HTML page, not JUnit"},
+		{"binary", "\x89PNG\r\n\x1a\n\x00\x00", 1, "binary data"},
+		{"nuclei's text output", "[time-based-sqli] [http] [critical] http://127.0.0.1:8080/security/unauthenticated-access\n", 1, "nuclei's text output"},
+		{"Markdown", "| Hostname/IP | Finding | Severity |\n| --- | --- | --- |\n", 1, "Markdown"},
+		{"a tool's log", "banner\n[FTL] Could not create runner\n", 1, "a tool's log"},
+		{"not JSON", "{not json at all", 1, "not JSON"},
+		{"SARIF without runs", `{"version":"2.1.0"}`, 1, "no runs"},
+		{"SARIF with runs that are no array", "{\"version\":\"2.1.0\",\n\"runs\":{}}", 2, "runs is not an array"},
+		{"an empty file", "", 0, "must be named with -tool"},
+		{"white space", "\n\n  \n", 0, "empty"},
+		{"a nuclei JSON array cut short", "[{\"template-id\":\"x\",\"matched-at\":\"http://h/a\"},\n{\"template-id\":", 2, "cut short"},
+	} {
+		_, err := readBytes("r.x", []byte(c.data))
+		var ie *score.InputError
+		if !errors.As(err, &ie) || ie.File != "r.x" || ie.Line != c.line || !strings.Contains(ie.Msg, c.msg) {
+			t.Errorf("%s: %v; want r.x line %d, %q", c.name, err, c.line, c.msg)
+		}
+	}
+	_, err := score.ReadFile("testdata/no-such-report.json", score.Options{})
+	var ie *score.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "no-such-report.json: no such file") {
+		t.Errorf("a missing file: %v", err)
+	}
+	// Named, an empty file is a report of no findings.
+	rep, err := score.Read("empty.jsonl", strings.NewReader(""), score.Options{Tool: "nuclei v3.11.1"})
+	if err != nil || len(rep.Findings) != 0 || rep.Tool != "nuclei v3.11.1" {
+		t.Errorf("an empty report of a named tool: %+v, %v", rep, err)
+	}
+}
+
+// The rule for a finding with a path and no method: the contract's one
+// operation at that path; a path that is not the contract's is on no
+// operation; a method the path does not have is on no planted operation.
+func TestPathAlone(t *testing.T) {
+	t.Parallel()
+	csv := "method,path,class\n" +
+		",internal-server-errors/improper-unicode-encoding,server-error\n" + // relative, as nuclei's SARIF
+		",http://127.0.0.1:8080/performance/unbounded-result-set?limit=9,slow-response\n" +
+		",/admin,server-error\n" +
+		"GET,/internal-server-errors/exceeding-column-size,server-error\n"
+	rep, err := readBytes("r.csv", []byte(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"POST /internal-server-errors/improper-unicode-encoding", "GET /performance/unbounded-result-set", "/admin", "GET /internal-server-errors/exceeding-column-size"}
+	if got := operations(rep.Findings); !slices.Equal(got, want) {
+		t.Fatalf("operations %q, want %q", got, want)
+	}
+	sc := score.Score(rep, score.Instance{Active: catalogue.All()}, nil)
+	if got := reported(sc); !slices.Equal(got, []catalogue.ID{catalogue.ERR03, catalogue.PERF01}) || len(sc.Unplanted) != 2 {
+		t.Errorf("reported %v, unplanted %v", got, sc.Unplanted)
+	}
+}
