@@ -184,12 +184,12 @@ func esc(s string) string {
 // Verdict colours, chosen to stay apart for the colour-blind: blue, orange,
 // a dark red and grey.
 var verdictColour = map[string]string{
-	"reported":              "#1f77b4",
+	"reported":                  "#1f77b4",
 	"reported, never triggered": "#1f77b4",
-	"missed, reached":       "#ff7f0e",
-	"missed":                "#b2182b",
-	"missed, never reached": "#b2182b",
-	"off":                   "#bdbdbd",
+	"missed, reached":           "#ff7f0e",
+	"missed":                    "#b2182b",
+	"missed, never reached":     "#b2182b",
+	"off":                       "#bdbdbd",
 }
 
 // writeSVG draws the scorecard for a slide (16:9): the ten defects as tiles

@@ -99,9 +99,9 @@ type sarifPending struct {
 }
 
 type sarifKey struct {
-	op               Operation
-	ruleID, class    string
-	ruleIndex, cwe   int
+	op             Operation
+	ruleID, class  string
+	ruleIndex, cwe int
 }
 
 func readSARIFRun(name string, lc *lineCounter, dec *json.Decoder, run int, rep *Report) error {

@@ -3,9 +3,9 @@ package score
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )

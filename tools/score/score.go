@@ -55,10 +55,10 @@ type DefectScore struct {
 	Reported bool `json:"reported"`
 	// Exposed: the tool's traffic triggered it (null when the instance's
 	// exposure was not given); Triggered is how often.
-	Exposed   *bool   `json:"exposed"`
+	Exposed *bool `json:"exposed"`
 	// Contradicted: reported, but the exposure says never triggered.
-	Contradicted bool `json:"contradicted,omitempty"`
-	Triggered *uint64 `json:"triggered,omitempty"`
+	Contradicted bool    `json:"contradicted,omitempty"`
+	Triggered    *uint64 `json:"triggered,omitempty"`
 	// Findings are those that report it; Faces the further ones that are
 	// the same defect seen from another side.
 	Findings []Finding `json:"findings"`
