@@ -8,7 +8,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: run run-split test test-deps test-modules lint fuzz build images compose-up compose-down bench loadtest clean
+.PHONY: run run-split test test-deps test-modules lint fuzz build images compose-up compose-down bench loadtest scoreboard clean
 
 IMAGE_PREFIX ?= defect-showcase
 TAG          ?= latest
@@ -93,11 +93,16 @@ bench:
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/
+	$(GO) test -run '^$$' -bench ReadGrowing -benchtime 1x ./tools/score/
 
 ## loadtest: the k6 scenario against a running service (BASE_URL, RATE, DURATION)
 loadtest: test-deps
 	$$($(GO) env GOPATH)/bin/k6 run -e BASE_URL=$${BASE_URL:-http://localhost:8080} \
 		-e RATE=$${RATE:-20} -e DURATION=$${DURATION:-1m} deploy/loadtest/showcase.js
+
+## scoreboard: rewrite the README's scoreboard and scorecard (and their charts in docs/) from the real reports in tools/score/testdata
+scoreboard:
+	$(GO) test ./tools/cmd/showcase-score -run '^TestReadmeScoreboard$$' -count=1 -update
 
 clean:
 	rm -rf $(BIN)
