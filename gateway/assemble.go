@@ -87,6 +87,12 @@ func Program() server.Program {
 func configure(s *server.Settings) server.Builder {
 	var active catalogue.Set
 	s.Text(&active, "defects", "DEFECTS", catalogue.SettingUsage+"; in front of separate services, give every process the same")
+	var publicURL string
+	s.Func("public-url", "PUBLIC_URL", "(the request's)", "the instance's base URL as its users reach it, e.g. https://showcase.example: the server the contract names when a tool asks for an absolute one (/openapi.json?server=absolute)",
+		func(v string) (err error) {
+			publicURL, err = parsePublicURL(v)
+			return err
+		}, func() string { return publicURL })
 	var timeout time.Duration
 	s.Duration(&timeout, "upstream-timeout", "UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, "an upstream's whole answer, from the request to its last byte; beyond it, 504 JSON, or the connection closed once the answer has begun")
 	ups := map[string]*upstreamSetting{}
@@ -113,7 +119,7 @@ func configure(s *server.Settings) server.Builder {
 		svcs[c.Name].Register(s)
 	}
 	return func(tel *observe.Telemetry) (server.Built, error) {
-		return assemble(tel, active, timeout, ups, svcs)
+		return assemble(tel, active, publicURL, timeout, ups, svcs)
 	}
 }
 
@@ -140,7 +146,7 @@ func (u *upstreamSetting) timeoutText(def time.Duration) string {
 // assemble builds the gateway: each category with an upstream URL is
 // proxied, every other one is served in-process on the same telemetry. The
 // result's Close releases the in-process services.
-func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duration, ups map[string]*upstreamSetting, svcs map[string]embeddable) (server.Built, error) {
+func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, timeout time.Duration, ups map[string]*upstreamSetting, svcs map[string]embeddable) (server.Built, error) {
 	declared, err := contract.Declared()
 	if err != nil {
 		return server.Built{}, err
@@ -189,7 +195,7 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, timeout time.Duratio
 		handlers[c.Name] = inProcess{svc}
 		in.Logger.Info("category in-process", categoryAttr(c.Name))
 	}
-	g, err := New(handlers, served, active, in)
+	g, err := New(handlers, served, publicURL, active, in)
 	if err != nil {
 		return server.Built{}, errors.Join(err, closeAll())
 	}

@@ -325,3 +325,50 @@ func readCloser(b []byte) *nopCloser { return &nopCloser{bytes.NewReader(b)} }
 type nopCloser struct{ *bytes.Reader }
 
 func (nopCloser) Close() error { return nil }
+
+// The contract in the views a tool may ask for: with server=absolute it
+// names the instance (PUBLIC_URL, else the URL it was fetched from), with
+// security=defined it validates cleanly (no undefined api_key), and without
+// either it is openapi.yaml byte for byte.
+func TestContractViews(t *testing.T) {
+	t.Parallel()
+	get := func(url string) (int, string, []byte) {
+		t.Helper()
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), body
+	}
+	own := startEmbedded(t, nil)
+	public := startEmbedded(t, map[string]string{"PUBLIC_URL": "https://showcase.example/"})
+	for _, c := range []struct{ base, want string }{{own.URL, own.URL}, {public.URL, "https://showcase.example"}} {
+		for _, file := range []string{"/openapi.yaml", "/openapi.json"} {
+			status, _, body := get(c.base + file + "?server=absolute&security=defined")
+			if status != 200 {
+				t.Fatalf("%s: %d %s", file, status, body)
+			}
+			doc, err := openapi3.NewLoader().LoadFromData(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := doc.Validate(context.Background()); err != nil {
+				t.Errorf("%s with security=defined does not validate: %v", file, err)
+			}
+			if len(doc.Servers) != 1 || doc.Servers[0].URL != c.want || len(doc.Security) != 0 || doc.Paths.Len() != 10 {
+				t.Errorf("%s: servers %v, security %v", file, doc.Servers, doc.Security)
+			}
+		}
+	}
+	status, ctype, body := get(own.URL + "/openapi.yaml?unrelated=1")
+	if want, _ := os.ReadFile("../openapi.yaml"); status != 200 || ctype != "application/yaml" || !bytes.Equal(body, want) {
+		t.Errorf("the declared contract is not openapi.yaml byte for byte (%d %s)", status, ctype)
+	}
+	for _, q := range []string{"server=relative", "security=", "server=absolute&server=absolute"} {
+		if status, ctype, body := get(own.URL + "/openapi.json?" + q); status != 400 || ctype != "application/json" || !strings.Contains(string(body), `"error"`) {
+			t.Errorf("?%s: %d %s %s", q, status, ctype, body)
+		}
+	}
+}

@@ -34,6 +34,16 @@ func parseUpstreamURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
+// parsePublicURL reads the instance's public base URL: scheme, host and
+// perhaps a path, without a trailing slash.
+func parsePublicURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", errors.New("want an http(s) URL of scheme, host and perhaps a path, such as https://showcase.example")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
 // Handler serves one category: an Upstream or a service's own router. Ready
 // reports whether it can serve.
 type Handler interface {
@@ -43,9 +53,10 @@ type Handler interface {
 
 // Gateway routes requests by the catalogue's category prefixes.
 type Gateway struct {
-	rows     []row
-	contract *contract.Contract
-	site     *web.Site
+	rows      []row
+	contract  *contract.Views
+	publicURL string // the base URL a contract with an absolute server names; "" for the request's own
+	site      *web.Site
 	own      http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
 }
 
@@ -58,12 +69,18 @@ type row struct {
 // New builds the gateway from one handler per category name. in measures
 // and logs what the gateway answers itself; each category's handler measures
 // its own requests, so nothing is counted twice.
-func New(handlers map[string]Handler, served *contract.Contract, active catalogue.Set, in *observe.Instruments) (*Gateway, error) {
+// publicURL, when not "", is the base URL the contract names when a tool
+// asks for an absolute server (the request's own otherwise).
+func New(handlers map[string]Handler, served *contract.Contract, publicURL string, active catalogue.Set, in *observe.Instruments) (*Gateway, error) {
 	site, err := web.New(active)
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
-	g := &Gateway{contract: served, site: site}
+	views, err := served.Views()
+	if err != nil {
+		return nil, fmt.Errorf("contract: %w", err)
+	}
+	g := &Gateway{contract: views, publicURL: publicURL, site: site}
 	for _, c := range catalogue.Categories {
 		h, ok := handlers[c.Name]
 		if !ok {
@@ -110,10 +127,8 @@ func (g *Gateway) ownRoute(r *http.Request) string {
 
 func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 	switch route := g.ownRoute(r); route {
-	case "/openapi.yaml":
-		g.serveContract(w, r, "application/yaml", g.contract.YAML)
-	case "/openapi.json":
-		g.serveContract(w, r, respond.ContentTypeJSON, g.contract.JSON)
+	case "/openapi.yaml", "/openapi.json":
+		g.serveContract(w, r, route)
 	case routes.Unmatched:
 		routes.NotFound(w, r)
 	default:
@@ -121,15 +136,56 @@ func (g *Gateway) serveOwn(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (g *Gateway) serveContract(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+// serveContract serves the contract in the view the query asks for:
+// server=absolute names the instance's base URL as its server,
+// security=defined leaves out the global requirement of the undefined
+// api_key scheme. Without them it is the declared contract, byte for byte;
+// other parameters are ignored.
+func (g *Gateway) serveContract(w http.ResponseWriter, r *http.Request, route string) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		respond.Raw(w, http.StatusOK, contentType, body)
 	case http.MethodOptions:
 		routes.Options200(w, contractAllow)
+		return
 	default:
 		routes.MethodNotAllowed(w, contractAllow)
+		return
 	}
+	var view contract.View
+	q := r.URL.Query()
+	for _, p := range []struct {
+		name, value string
+		set         *bool
+	}{{"server", "absolute", &view.AbsoluteServer}, {"security", "defined", &view.DefinedSecurity}} {
+		switch v, ok := q[p.name]; {
+		case !ok:
+		case len(v) == 1 && v[0] == p.value:
+			*p.set = true
+		default:
+			respond.Error(w, http.StatusBadRequest, fmt.Sprintf("%s: the only value is %s", p.name, p.value))
+			return
+		}
+	}
+	c := g.contract.Render(view, g.baseURL(r))
+	if route == "/openapi.yaml" {
+		respond.Raw(w, http.StatusOK, "application/yaml", c.YAML)
+		return
+	}
+	respond.Raw(w, http.StatusOK, respond.ContentTypeJSON, c.JSON)
+}
+
+// baseURL is the instance's base URL: PUBLIC_URL where it is set (behind a
+// proxy that changes the host or the scheme), else the request's own
+// scheme and host. X-Forwarded-* headers are not trusted for it.
+func (g *Gateway) baseURL(r *http.Request) string {
+	if g.publicURL != "" {
+		return g.publicURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
 }
 
 // Ready checks every category at once: an upstream answers its probe, an

@@ -68,10 +68,15 @@ func (c *Contract) For(set catalogue.Set) (*Contract, error) {
 			}
 		}
 	}
+	return encode(&doc)
+}
+
+// encode writes an edited document in both served forms.
+func encode(doc *yaml.Node) (*Contract, error) {
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	js, err := yamlToJSON(out.Bytes())

@@ -74,7 +74,7 @@ func (b Scoreboard) Write(w io.Writer, format string) error {
 	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
 }
 
-// boardRow is a tool's row: the counts after its verdicts.
+// boardCounts are a tool's counts after its verdicts.
 func boardCounts(sc Scorecard) (reported, unplanted, falsePositives, errors string) {
 	if sc.NotRun != "" {
 		return "—", "—", "—", "—"
@@ -86,8 +86,12 @@ func boardCounts(sc Scorecard) (reported, unplanted, falsePositives, errors stri
 	return fmt.Sprintf("%d/%d", sc.Total.Reported, sc.Total.Active), fmt.Sprint(len(sc.Unplanted)), fp, fmt.Sprint(sc.ToolErrors)
 }
 
-// rates is a category's TPR, FPR and J in one cell.
-func rates3(c CategoryScore) string {
+// rates3 is a category's TPR, FPR and J in one cell; a tool that did not
+// run has none.
+func rates3(sc Scorecard, c CategoryScore) string {
+	if sc.NotRun != "" {
+		return "—"
+	}
 	return fmt.Sprintf("%s / %s / %s", rate(c.TPR), rate(c.FPR), rate(c.J))
 }
 
@@ -131,7 +135,7 @@ func (b Scoreboard) writeText(w io.Writer) error {
 	for _, sc := range b.Tools {
 		fmt.Fprint(tw, sc.Tool)
 		for _, c := range append(sc.Categories, sc.Total) {
-			fmt.Fprintf(tw, "\t%s", rates3(c))
+			fmt.Fprintf(tw, "\t%s", rates3(sc, c))
 		}
 		fmt.Fprintln(tw)
 	}
@@ -178,7 +182,7 @@ func (b Scoreboard) writeMarkdown(w io.Writer) error {
 	for _, sc := range b.Tools {
 		fmt.Fprintf(w, "| %s |", md(sc.Tool))
 		for _, c := range append(sc.Categories, sc.Total) {
-			fmt.Fprintf(w, " %s |", rates3(c))
+			fmt.Fprintf(w, " %s |", rates3(sc, c))
 		}
 		fmt.Fprintln(w)
 	}

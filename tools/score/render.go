@@ -38,12 +38,19 @@ func (sc Scorecard) Headline() string {
 	}
 	s := fmt.Sprintf("%d of %d planted defects reported, %d unplanted", sc.Total.Reported, sc.Total.Active, len(sc.Unplanted))
 	if sc.Baseline != "" {
-		s += fmt.Sprintf(", %d false positives", len(sc.FalsePositives))
+		s += ", " + plural(len(sc.FalsePositives), "false positive")
 	}
 	if sc.ToolErrors > 0 {
-		s += fmt.Sprintf(", %d tool errors", sc.ToolErrors)
+		s += ", " + plural(sc.ToolErrors, "tool error")
 	}
 	return s
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Notes are what the reader must know besides the verdicts: the tool's own

@@ -26,7 +26,7 @@ var scoreboardArgs = []string{
 	"-baseline", rootSamples + "apifuzzer-0.9.13/defects-none/junit.xml.gz",
 	rootSamples + "apifuzzer-0.9.13/defects-all/junit.xml.gz",
 
-	"-tool", "nuclei v3.11.1, contract as served", "-not-run", "it could not load the contract",
+	"-tool", "nuclei v3.11.1, contract as served", "-not-run", "it refused the contract: security requirement api_key not found",
 	"-exposure", rootSamples + "nuclei-3.11.1/dast/defects-all-as-served/exposure.json",
 	rootSamples + "nuclei-3.11.1/dast/defects-all-as-served/nuclei.log",
 

@@ -1,0 +1,60 @@
+package contract
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/defectshowcase/showcase/catalogue"
+)
+
+// Each view changes only what it says, in both forms, whatever the base URL
+// holds; the zero view is the declared contract byte for byte.
+func TestViews(t *testing.T) {
+	t.Parallel()
+	declared, err := Declared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []catalogue.Set{catalogue.All(), catalogue.None()} {
+		c, err := declared.For(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		views, err := c.Views()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := views.Render(View{}, "http://x"); !bytes.Equal(got.YAML, c.YAML) || !bytes.Equal(got.JSON, c.JSON) {
+			t.Errorf("%s: the zero view is not the served contract", set)
+		}
+		for _, base := range []string{"http://127.0.0.1:8080", `http://h"x'y: z\u{0}/#<&>`, "https://showcase.example:8443/api"} {
+			for _, view := range []View{{AbsoluteServer: true}, {DefinedSecurity: true}, {true, true}} {
+				got := views.Render(view, base)
+				var fromJSON, fromYAML map[string]any
+				if err := json.Unmarshal(got.JSON, &fromJSON); err != nil {
+					t.Fatalf("%s %+v JSON: %v", set, view, err)
+				}
+				if err := yaml.Unmarshal(got.YAML, &fromYAML); err != nil {
+					t.Fatalf("%s %+v YAML: %v", set, view, err)
+				}
+				var want map[string]any
+				_ = json.Unmarshal(c.JSON, &want)
+				if view.DefinedSecurity {
+					delete(want, "security")
+				}
+				if view.AbsoluteServer {
+					want["servers"] = []any{map[string]any{"url": base}}
+				}
+				wantJSON, _ := json.Marshal(want)
+				for form, doc := range map[string]map[string]any{"JSON": fromJSON, "YAML": fromYAML} {
+					if b, _ := json.Marshal(doc); !bytes.Equal(b, wantJSON) {
+						t.Errorf("%s %+v base %q: the %s form is not the contract with only the view's change", set, view, base, form)
+					}
+				}
+			}
+		}
+	}
+}
