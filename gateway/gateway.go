@@ -57,7 +57,7 @@ type Gateway struct {
 	contract  *contract.Views
 	publicURL string // the base URL a contract with an absolute server names; "" for the request's own
 	site      *web.Site
-	own      http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
+	own       http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
 }
 
 type row struct {
