@@ -199,7 +199,7 @@ func (b Scoreboard) writeMarkdown(w io.Writer) error {
 // its verdict, and the run's Youden's J (or true positive rate, without a
 // baseline) at the end.
 func (b Scoreboard) writeSVG(w io.Writer) error {
-	const width, left, tileW, tileH, gap, top = 960, 250.0, 52.0, 40.0, 4.0, 110.0
+	const width, left, tileW, tileH, gap, top = 960, 310.0, 48.0, 40.0, 4.0, 110.0
 	height := int(top + float64(len(b.Tools))*(tileH+gap) + 70)
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif">`+"\n", width, height, width, height)
@@ -209,7 +209,7 @@ func (b Scoreboard) writeSVG(w io.Writer) error {
 		x := left + float64(i)*(tileW+gap)
 		fmt.Fprintf(&s, `<text x="%.0f" y="%.0f" font-size="11" fill="#444" text-anchor="middle">%s</text>`, x+tileW/2, top-10, esc(string(d.ID)))
 	}
-	jx := left + 10*(tileW+gap) + 50
+	jx := left + 10*(tileW+gap) + 60
 	fmt.Fprintf(&s, `<text x="%.0f" y="%.0f" font-size="11" fill="#444" text-anchor="middle">J (TPR)</text>`+"\n", jx, top-10)
 	for r, sc := range b.Tools {
 		y := top + float64(r)*(tileH+gap)

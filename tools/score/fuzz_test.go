@@ -28,6 +28,13 @@ func FuzzRead(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("{\"Initialize\":{\"schemathesis_version\":\"4.9.5\"}}\n{\"ScenarioFinished\":{\"recorder\":{\"label\":\"GET /response-conformance/missing-field\",\"checks\":{\"a\":[{\"name\":\"response_schema_conformance\",\"status\":\"failure\",\"failure_info\":{\"failure\":{\"type\":\"JsonSchemaError\",\"message\":\"Response violates schema\"}}}]}}}}\n{\"EngineFinished\":{}}\n"))
+	for _, file := range []string{"apifuzzer-0.9.13/defects-all/junit.xml.gz", "nuclei-3.11.1/time-based-sqli-old/defects-all/nuclei.sarif", "nuclei-3.11.1/time-based-sqli-old/defects-all/nuclei.jsonl"} {
+		b, err := os.ReadFile(filepath.Join(samples, file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Add([]byte("method,path,class,detail\nGET,/response-conformance/malformed-json,invalid-body,not JSON\n"))
 	f.Add([]byte(`[{"method":"POST","path":"http://h/internal-server-errors/exceeding-column-size?x=1","class":"server-error"}]`))
 	f.Add([]byte(`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"t","rules":[{"id":"r","properties":{"tags":["CWE-306"]}}]}},"results":[{"ruleId":"r","webRequest":{"method":"GET","target":"/security/unauthenticated-access"}}]}]}`))

@@ -231,7 +231,7 @@ func (sc Scorecard) writeSVG(w io.Writer) error {
 		legend = []string{"reported", "missed, reached", "missed", "off"}
 	}
 	for i, l := range legend {
-		x := 40 + float64(i)*170
+		x := 40 + float64(i)*190
 		name := l
 		if l == "missed" && exposure {
 			name = "missed, never reached"

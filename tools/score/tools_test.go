@@ -1,7 +1,10 @@
 package score_test
 
 import (
+	"encoding/json"
+	"encoding/xml"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -215,5 +218,60 @@ func TestPathAlone(t *testing.T) {
 	sc := score.Score(rep, score.Instance{Active: catalogue.All()}, nil)
 	if got := reported(sc); !slices.Equal(got, []catalogue.ID{catalogue.ERR03, catalogue.PERF01}) || len(sc.Unplanted) != 2 {
 		t.Errorf("reported %v, unplanted %v", got, sc.Unplanted)
+	}
+}
+
+// A scoreboard renders in every format: a row per run, the tool that did
+// not run marked so, JSON that reads back, SVG that is well-formed with a
+// tile per run and defect.
+func TestScoreboardFormats(t *testing.T) {
+	t.Parallel()
+	st := schemathesis + "/defects-all-seed3"
+	board := score.Scoreboard{Tools: []score.Scorecard{
+		score.Score(read(t, st, "report.ndjson.gz"), exposureOf(t, st), nil),
+		score.NotRun("nuclei v3.11.1", "nuclei.log", "it refused the contract", score.Instance{Active: catalogue.All()}),
+	}}
+	for _, f := range score.Formats {
+		var b strings.Builder
+		if err := board.Write(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		switch f {
+		case "json":
+			var got struct {
+				Tools []struct {
+					Tool   string `json:"tool"`
+					NotRun string `json:"not_run"`
+				} `json:"tools"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Tools) != 2 || got.Tools[1].NotRun != "it refused the contract" {
+				t.Errorf("json: %v %+v", err, got)
+			}
+		case "svg":
+			dec := xml.NewDecoder(strings.NewReader(out))
+			tiles := 0
+			for {
+				tok, err := dec.Token()
+				if err != nil {
+					if err != io.EOF {
+						t.Errorf("svg: %v", err)
+					}
+					break
+				}
+				if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "title" {
+					tiles++
+				}
+			}
+			if tiles != 20 {
+				t.Errorf("svg: %d tiles, want 20", tiles)
+			}
+		default:
+			for _, want := range []string{"Schemathesis 4.9.5", "10/10", "nuclei v3.11.1 tested nothing: it refused the contract"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s lacks %q:\n%s", f, want, out)
+				}
+			}
+		}
 	}
 }

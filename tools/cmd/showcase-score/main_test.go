@@ -62,6 +62,23 @@ func TestScores(t *testing.T) {
 	}
 }
 
+// Several reports make a scoreboard, each with its own flags.
+func TestScoreboard(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	err := run([]string{"-format", "text",
+		"-baseline", samples + "defects-none-seed20240101/junit.xml", samples + "defects-all-seed20240101/junit.xml",
+		"-tool", "Schemathesis 4.9.5 (seed 3)", "-defects", "all", samples + "defects-all-seed3/report.ndjson.gz"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Scoreboard: 2 runs", "Schemathesis 4.9.5 (seed 3)", "9/10", "10/10"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // A report that cannot be read is an input error (exit 2) naming the file
 // and line, and nothing is written; so are bad flags.
 func TestRefuses(t *testing.T) {
@@ -73,6 +90,10 @@ func TestRefuses(t *testing.T) {
 	var ie *score.InputError
 	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), bad+":2: ") || out.Len() != 0 {
 		t.Errorf("%v, output %q", err, out.String())
+	}
+	// A report that is not there is an input error too.
+	if err := run([]string{filepath.Join(t.TempDir(), "missing.sarif")}, &out); !errors.As(err, &ie) || !strings.Contains(err.Error(), "missing.sarif: no such file") {
+		t.Errorf("a missing report: %v", err)
 	}
 	for _, args := range [][]string{
 		{},
