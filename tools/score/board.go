@@ -1,7 +1,6 @@
 package score
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -59,19 +58,7 @@ func (b Scoreboard) legend() []string {
 
 // Write writes the scoreboard in a format of Formats.
 func (b Scoreboard) Write(w io.Writer, format string) error {
-	switch format {
-	case "text":
-		return b.writeText(w)
-	case "markdown":
-		return b.writeMarkdown(w)
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(b)
-	case "svg":
-		return b.writeSVG(w)
-	}
-	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
+	return write(w, format, b, b.writeText, b.writeMarkdown, b.writeSVG)
 }
 
 // boardCounts are a tool's counts after its verdicts.

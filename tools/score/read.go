@@ -178,7 +178,7 @@ func sniffObject(head []byte) objectKind {
 	has := func(k string) bool { return slices.Contains(keys, k) }
 	rest := bytes.TrimLeft(head[min(int(dec.InputOffset()), len(head)):], " \t\r")
 	lines := ended && (len(rest) == 0 || rest[0] == '\n')
-	firstLine, _, _ := bytes.Cut(head, []byte("\n"))
+	line1, _, _ := bytes.Cut(head, []byte("\n"))
 	switch {
 	case has("Initialize") && len(keys) == 1 && lines:
 		return objectKind{format: "schemathesis"}
@@ -187,7 +187,7 @@ func sniffObject(head []byte) objectKind {
 	case has("runs") || sarifVersion:
 		return objectKind{format: "sarif"}
 	case !ended:
-		if len(keys) == 0 && !json.Valid(firstLine) && len(head) < sniffBytes {
+		if len(keys) == 0 && !json.Valid(line1) && len(head) < sniffBytes {
 			return objectKind{diagnosis: "not JSON: " + jsonProblem(head)}
 		}
 		// Its keys run past what was looked at: let the SARIF reader say

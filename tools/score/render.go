@@ -16,17 +16,23 @@ var Formats = []string{"text", "markdown", "json", "svg"}
 
 // Write writes the scorecard in a format of Formats.
 func (sc Scorecard) Write(w io.Writer, format string) error {
+	return write(w, format, sc, sc.writeText, sc.writeMarkdown, sc.writeSVG)
+}
+
+// write writes v, a scorecard or a scoreboard, in a format of Formats: JSON
+// is v itself, the others are its own renderers.
+func write(w io.Writer, format string, v any, text, markdown, svg func(io.Writer) error) error {
 	switch format {
 	case "text":
-		return sc.writeText(w)
+		return text(w)
 	case "markdown":
-		return sc.writeMarkdown(w)
+		return markdown(w)
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(sc)
+		return enc.Encode(v)
 	case "svg":
-		return sc.writeSVG(w)
+		return svg(w)
 	}
 	return fmt.Errorf("format %q: want one of %s", format, strings.Join(Formats, ", "))
 }
