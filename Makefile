@@ -1,5 +1,6 @@
 # The defect showcase API. `make run` serves everything on :8080;
-# `make test` runs every module's tests with the race detector.
+# `make test` runs every module's tests with the race detector;
+# `make help` lists every target.
 
 SHELL   := /bin/bash
 GO      ?= go
@@ -8,13 +9,22 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: run run-split test test-deps test-modules lint fuzz build images compose-up compose-down bench loadtest scoreboard clean
+.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down bench loadtest scoreboard clean
 
 IMAGE_PREFIX ?= defect-showcase
-TAG          ?= latest
+# The image tag, for make images and for compose alike (deploy/compose.yaml reads it too).
+SHOWCASE_TAG ?= latest
 COMPOSE      ?= $(shell docker compose version >/dev/null 2>&1 && echo "docker compose" || echo docker-compose)
-PROJECT      ?= defect-showcase
+# Compose's project name, the prefix of its containers and networks.
+COMPOSE_PROJECT_NAME ?= defect-showcase
 STATICCHECK  := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# The version the binaries print with -version: git's description of this checkout, if any.
+VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+LDFLAGS      := -s -w $(if $(VERSION),-X github.com/defectshowcase/showcase/platform/version.Version=$(VERSION))
+
+## help: every target, with what it does
+help:
+	@awk '/^## [a-z-]+: / { sub(/^## /, ""); target = $$0; sub(/: .*/, "", target); sub(/^[a-z-]+: /, ""); printf "  %-14s %s\n", target, $$0 }' $(firstword $(MAKEFILE_LIST))
 
 ## run: the whole service in one process on :8080 (ADDR to change it)
 run:
@@ -61,27 +71,27 @@ fuzz:
 build:
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
-		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/$$c ./$$c/cmd/$$c; \
+		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/$$c ./$$c/cmd/$$c; \
 	done
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o $(BIN)/showcase-score ./tools/cmd/showcase-score
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-score ./tools/cmd/showcase-score
 
 ## images: the five images, FROM scratch with the binaries built here (no image is pulled)
 images: build
 	@set -e; for c in $(CMDS); do \
-		docker build -q --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(TAG) . >/dev/null 2>&1 || docker build --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(TAG) .; \
-		docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/$$c:$(TAG); \
+		docker build -q --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG) . >/dev/null 2>&1 || docker build --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG) .; \
+		docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG); \
 	done
 
 ## compose-up: the five containers (make images first); API :8080, admin :9090
 compose-up:
-	SHOWCASE_TAG=$(TAG) $(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml up -d
+	SHOWCASE_TAG=$(SHOWCASE_TAG) $(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml up -d
 	@echo "waiting for the gateway to be healthy"; for i in $$(seq 60); do \
-		[ "$$(docker inspect -f '{{.State.Health.Status}}' $$($(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml ps -q gateway) 2>/dev/null)" = healthy ] && { echo ready; exit 0; }; \
+		[ "$$(docker inspect -f '{{.State.Health.Status}}' $$($(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml ps -q gateway) 2>/dev/null)" = healthy ] && { echo ready; exit 0; }; \
 		sleep 1; done; echo "the gateway did not become healthy"; exit 1
 
 ## compose-down: stop and remove the containers and networks
 compose-down:
-	$(COMPOSE) -p $(PROJECT) -f deploy/compose.yaml down -v --remove-orphans
+	$(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml down -v --remove-orphans
 
 ## bench: the benchmark harness (wrk; nginx, HAProxy and Caddy as reference proxies; report in out/bench/report.md), then the Go benchmarks
 bench:
@@ -104,5 +114,6 @@ loadtest: test-deps
 scoreboard:
 	$(GO) test ./tools/cmd/showcase-score -run '^TestReadmeScoreboard$$' -count=1 -update
 
+## clean: remove the built binaries
 clean:
 	rm -rf $(BIN)

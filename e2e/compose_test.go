@@ -74,7 +74,7 @@ func TestComposeEndToEnd(t *testing.T) {
 		need(t, "neither docker-compose nor docker compose is installed")
 	}
 	tag := fmt.Sprintf("e2e-%d", os.Getpid())
-	run(t, nil, "make", "-C", "..", "images", "TAG="+tag)
+	run(t, nil, "make", "-C", "..", "images", "SHOWCASE_TAG="+tag)
 	t.Cleanup(func() {
 		for _, svc := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc"} {
 			_ = exec.Command("docker", "rmi", "defect-showcase/"+svc+":"+tag).Run()

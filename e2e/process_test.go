@@ -235,6 +235,7 @@ func TestProcessCommandLine(t *testing.T) {
 		{[]string{"-h"}, "", 0, []string{"Usage: gateway [flags]", "-addr, ADDR  (default \":8080\")", "-defects, DEFECTS  (default all)",
 			"-upstream-security, UPSTREAM_SECURITY", "-upstream-performance-timeout, UPSTREAM_PERFORMANCE_TIMEOUT", "-sqlite-path, SQLITE_PATH",
 			"-fib-queue, FIB_QUEUE  (default 16)", "-api-key, API_KEY", "-shutdown-timeout, SHUTDOWN_TIMEOUT  (default 15s)"}},
+		{[]string{"-version"}, "", 0, []string{"gateway (devel)"}},
 		{[]string{"-defects", "bogus"}, "", 2, []string{`invalid value "bogus" for flag -defects`, `unknown defect or category "bogus"`}},
 		{[]string{"-shutdown-timeout=0s"}, "", 2, []string{`invalid value "0s" for flag -shutdown-timeout: want a positive duration`}},
 		{[]string{"-addr="}, "", 2, []string{`invalid value "" for flag -addr: want host:port`}},
@@ -274,6 +275,23 @@ func TestProcessCommandLine(t *testing.T) {
 				t.Errorf("the database file was created")
 			}
 		})
+	}
+}
+
+// Every binary make build makes prints the version the build was given
+// with -version, and exits 0.
+func TestEveryBinaryPrintsItsVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, err := exec.Command("make", "-C", "..", "build", "BIN="+dir, "VERSION=v0.0.0-e2e").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make build: %v\n%s", err, out)
+	}
+	for _, name := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-score"} {
+		out, err := exec.Command(filepath.Join(dir, name), "-version").Output()
+		if err != nil || string(out) != name+" v0.0.0-e2e\n" {
+			t.Errorf("%s -version: %q, %v", name, out, err)
+		}
 	}
 }
 

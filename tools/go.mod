@@ -2,7 +2,10 @@ module github.com/defectshowcase/showcase/tools
 
 go 1.26.8
 
-require github.com/defectshowcase/showcase v0.0.0
+require (
+	github.com/defectshowcase/showcase v0.0.0
+	github.com/defectshowcase/showcase/platform v0.0.0
+)
 
 require github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 
@@ -14,3 +17,5 @@ require (
 )
 
 replace github.com/defectshowcase/showcase => ../
+
+replace github.com/defectshowcase/showcase/platform => ../platform

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/defectshowcase/showcase/platform/observe"
+	"github.com/defectshowcase/showcase/platform/version"
 )
 
 // Program describes one binary: its name, its default addresses, its own
@@ -148,6 +149,10 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 		l.Settings.Usage(stdout)
 		return err
 	}
+	if errors.Is(err, ErrVersion) {
+		fmt.Fprintln(stdout, p.Name, version.String())
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -261,7 +266,7 @@ func Main(p Program) {
 	var usage *UsageError
 	switch {
 	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, flag.ErrHelp), errors.Is(err, ErrVersion):
 		stop()
 		os.Exit(0)
 	case errors.As(err, &usage):

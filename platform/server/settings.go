@@ -21,8 +21,9 @@ import (
 type Settings struct {
 	name   string
 	getenv func(string) string
-	fs     *flag.FlagSet
-	list   []*Setting
+	fs      *flag.FlagSet
+	list    []*Setting
+	version bool // -version was given
 }
 
 // Setting is one declared setting.
@@ -49,7 +50,9 @@ func (e *UsageError) Unwrap() error { return e.Err }
 func NewSettings(name string, getenv func(string) string) *Settings {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return &Settings{name: name, getenv: getenv, fs: fs}
+	s := &Settings{name: name, getenv: getenv, fs: fs}
+	fs.BoolVar(&s.version, "version", false, "print the version and exit")
+	return s
 }
 
 // flagValue lets the flag package set a setting through its own parse.
@@ -181,9 +184,13 @@ func (s *Settings) Text(p TextValue, flagName, env, usage string) *Setting {
 	return s.Func(flagName, env, string(def), usage, func(v string) error { return p.UnmarshalText([]byte(v)) }, show)
 }
 
+// ErrVersion is what Parse returns for -version: print the version, do
+// nothing else.
+var ErrVersion = errors.New("version asked for")
+
 // Parse reads every setting: the environment first, then args, which win.
 // A bad value or flag is a *UsageError naming it; -h or -help is
-// flag.ErrHelp.
+// flag.ErrHelp; -version is ErrVersion.
 func (s *Settings) Parse(args []string) error {
 	for _, st := range s.list {
 		v := s.getenv(st.Env)
@@ -201,6 +208,9 @@ func (s *Settings) Parse(args []string) error {
 		}
 		return &UsageError{fmt.Errorf("%s: %v", s.name, err)}
 	}
+	if s.version {
+		return ErrVersion
+	}
 	if s.fs.NArg() > 0 {
 		return &UsageError{fmt.Errorf("%s: unexpected argument %q", s.name, s.fs.Arg(0))}
 	}
@@ -210,6 +220,7 @@ func (s *Settings) Parse(args []string) error {
 // Usage writes what -h shows: every setting, its flag, variable and default.
 func (s *Settings) Usage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: %s [flags]\n       %s healthcheck    (exit 0 when the running process's /readyz answers 200)\n\n", s.name, s.name)
+	fmt.Fprintf(w, "       %s -version       (print the version and exit)\n\n", s.name)
 	fmt.Fprintf(w, "Every setting is a flag and an environment variable; the flag wins, and an\nempty variable is unset.\n\n")
 	for _, st := range s.list {
 		fmt.Fprintf(w, "  -%s, %s", st.Flag, st.Env)

@@ -41,6 +41,8 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+
+	"github.com/defectshowcase/showcase/platform/version"
 )
 
 // The endpoints the benchmark drives, from the catalogue: the cheap one
@@ -73,7 +75,12 @@ func main() {
 	dur := flag.Duration("duration", 5*time.Second, "wrk duration per round")
 	conns := flag.Int("connections", 64, "wrk connections")
 	proxies := flag.Bool("proxies", false, "only the proxies in front of the yardstick, for their table")
+	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Println("showcase-bench", version.String())
+		return
+	}
 	if err := run(*out, *rounds, *dur, *conns, *proxies); err != nil {
 		fmt.Fprintln(os.Stderr, "showcase-bench:", err)
 		os.Exit(1)

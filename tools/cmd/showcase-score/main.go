@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/platform/version"
 	"github.com/defectshowcase/showcase/tools/score"
 )
 
@@ -86,12 +87,17 @@ func run(args []string, stdout io.Writer) error {
 		fs.TextVar(&e.active, "defects", catalogue.All(), "the defects active in the instance the tool ran against: "+catalogue.SettingUsage)
 		fs.StringVar(&e.exposure, "exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects) or a saved file: its active defects and how often each was triggered")
 		fs.StringVar(&e.baseline, "baseline", "", "a report of the same tool against an instance with DEFECTS=none: its every finding is a false positive")
+		showVersion := fs.Bool("version", false, "print the version and exit")
 		fs.StringVar(&e.notRun, "not-run", "", "the tool tested nothing, for this reason (it could not load the contract); REPORT is then its log")
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
 			return usageError{err}
+		}
+		if *showVersion {
+			_, err := fmt.Fprintln(stdout, "showcase-score", version.String())
+			return err
 		}
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -17,6 +17,7 @@ import (
 	"os"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/platform/version"
 )
 
 func main() {
@@ -35,7 +36,12 @@ func run(args []string, stdout io.Writer) error {
 	var active catalogue.Set
 	fs.TextVar(&active, "defects", catalogue.All(), catalogue.SettingUsage)
 	out := fs.String("o", "", "write to this file instead of standard output")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, "showcase-truth", version.String())
 		return err
 	}
 	if fs.NArg() > 0 {
