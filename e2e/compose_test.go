@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -178,6 +179,11 @@ func composeScenario(t *testing.T, tool []string, tag string) {
 
 	gatewayID := strings.TrimSpace(compose("ps", "-q", "gateway"))
 	startedAt := inspect(t, gatewayID, "{{.State.StartedAt}}")
+	// Safe by default: the admin port is published on the loopback
+	// interface only, the API on every interface.
+	if got := strings.TrimSpace(run(t, nil, "docker", "port", gatewayID, "9090/tcp")); got != "127.0.0.1:"+adminPort {
+		t.Errorf("the admin port is published on %q, want 127.0.0.1:%s only", got, adminPort)
+	}
 
 	compose("stop", "conformance-svc")
 	stopped := time.Now()
@@ -188,6 +194,13 @@ func composeScenario(t *testing.T, tool []string, tag string) {
 	}
 	if took := time.Since(stopped); took > time.Second {
 		t.Fatalf("the 502 took %s, want under a second", took)
+	}
+	// A stopped service is unreachable, never slow: its failure is counted
+	// as a failure to connect.
+	_, metrics := fetch(t, client, admin+"/metrics")
+	connect := regexp.MustCompile(`showcase_gateway_upstream_failures_total\{category="conformance",kind="(refused|unreachable)",service="gateway"\} [1-9]`)
+	if !connect.Match(metrics) || strings.Contains(string(metrics), `showcase_gateway_upstream_failures_total{category="conformance",kind="timeout",service="gateway"} 1`) {
+		t.Errorf("the stopped service's failure is not counted as a failure to connect:\n%s", grepLines(string(metrics), "upstream_failures_total"))
 	}
 	for _, p := range []string{suite.PathUnauthenticatedAccess, suite.PathUnboundedResultSet + "?limit=3", suite.PathInefficientAlgorithm + "?n=11&searchTerm=55"} {
 		if status, body := fetch(t, client, base+p); status != 200 {
@@ -252,4 +265,15 @@ func waitStatus(t *testing.T, client *http.Client, url string, want int, limit t
 func inspect(t *testing.T, id, format string) string {
 	t.Helper()
 	return strings.TrimSpace(run(t, nil, "docker", "inspect", "-f", format, id))
+}
+
+// grepLines are the lines of text that contain sub.
+func grepLines(text, sub string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

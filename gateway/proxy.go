@@ -27,16 +27,23 @@ import (
 // endpoint 10 at its maximum n behind a full queue.
 const DefaultUpstreamTimeout = time.Minute
 
+// maxConnectTimeout bounds a connection attempt to an upstream: on a
+// network of its own a service connects in well under a millisecond.
+const maxConnectTimeout = 2 * time.Second
+
 // NewTransport is the transport to one upstream: no environment proxy, no
 // transparent compression (bodies pass through as the client asked), enough
 // idle connections that heavy load reuses connections instead of churning
-// through ports, and at most timeout to wait for the answer's headers.
+// through ports, and at most timeout to wait for the answer's headers. A
+// connection attempt gives up within half the timeout (2 s at most), so
+// that one that never completes fails as a failure to connect (502
+// "unreachable") before the exchange's deadline could call it slow (504).
 func NewTransport(timeout time.Duration) *http.Transport {
 	return &http.Transport{
 		ResponseHeaderTimeout: timeout,
 		Proxy:                 nil,
 		DialContext: (&net.Dialer{
-			Timeout:   2 * time.Second,
+			Timeout:   min(maxConnectTimeout, timeout/2),
 			KeepAlive: 30 * time.Second,
 		}).DialContext,
 		MaxIdleConns:          1024,
@@ -62,7 +69,7 @@ func newProxyMetrics(reg prometheus.Registerer) *proxyMetrics {
 		}, []string{"category", "code"})),
 		failures: observe.Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "showcase", Subsystem: "gateway", Name: "upstream_failures_total",
-			Help: "Proxied requests that got no answer from their upstream, by category and kind: refused, timeout, reset, client_gone, other.",
+			Help: "Proxied requests that got no answer from their upstream, by category and kind: refused, unreachable (no connection), timeout (connected, no answer in time), reset, client_gone, other.",
 		}, []string{"category", "kind"})),
 	}
 }
@@ -293,19 +300,30 @@ func (u *Upstream) Ready(ctx context.Context) error {
 // proxied request; shared, never modified.
 var reportTriggered = []string{"1"}
 
-// failureKinds are the values of the failures' kind label.
-var failureKinds = []string{"refused", "timeout", "reset", "client_gone", "other"}
+// failureKinds are the values of the failures' kind label: refused and
+// unreachable are failures to connect (no process listens; no answer to
+// the connection, a name that does not resolve), timeout is a service
+// that accepted the request and did not answer in time.
+var failureKinds = []string{"refused", "unreachable", "timeout", "reset", "client_gone", "other"}
 
-// failureKind names why a proxied request got no answer.
+// failureKind names why a proxied request got no answer. A failure to
+// connect is told apart first: a connect timeout is the service being
+// unreachable, not slow.
 func failureKind(r *http.Request, err error) string {
 	var ne net.Error
+	var op *net.OpError
 	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "refused"
+	case errors.As(err, &op) && op.Op == "dial":
+		if r.Context().Err() == context.Canceled {
+			return "client_gone"
+		}
+		return "unreachable"
 	case errors.Is(r.Context().Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
 		return "timeout"
 	case r.Context().Err() != nil:
 		return "client_gone"
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "refused"
 	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return "reset"
 	default:

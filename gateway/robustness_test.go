@@ -2,11 +2,15 @@ package gateway_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,4 +205,92 @@ func gatherText(t *testing.T, reg *prometheus.Registry) string {
 		}
 	}
 	return b.String()
+}
+
+// fullBacklog is a loopback listener that never accepts and whose accept
+// queue is full: the kernel drops every further connection attempt, so a
+// dial to it times out, as a dial to a host that is gone does.
+func fullBacklog(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	// Fill the queue: connections the kernel completes and nobody accepts,
+	// until one attempt is left hanging.
+	for i := 0; ; i++ {
+		c, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return addr
+			}
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		if i > 64 {
+			t.Fatal("the accept queue never filled")
+		}
+	}
+}
+
+// An upstream the gateway cannot connect to is 502 "unreachable", counted
+// as such, also when the connection attempt times out; 504 is only for one
+// that accepted the request and did not answer in time.
+func TestUnreachableIsNotSlow(t *testing.T) {
+	t.Parallel()
+	refused, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusedURL := "http://" + refused.Addr().String()
+	refused.Close() // nothing listens there now
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	}))
+	t.Cleanup(slow.Close) // after the parallel subtests, unlike a defer
+	for _, c := range []struct {
+		name, upstream, timeout, kind string
+		status                        int
+		message                       string
+	}{
+		{"nothing listens", refusedURL, "5s", "refused", 502, "unreachable"},
+		{"the connection attempt times out", "http://" + fullBacklog(t), "5s", "unreachable", 502, "unreachable"},
+		{"a short UPSTREAM_TIMEOUT: the connection attempt gives up first", "http://" + fullBacklog(t), "500ms", "unreachable", 502, "unreachable"},
+		{"connected, no answer in time", slow.URL, "500ms", "timeout", 504, "did not answer in time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			reg := prometheus.NewRegistry()
+			gw := startEmbeddedWith(t, map[string]string{"UPSTREAM_CONFORMANCE": c.upstream, "UPSTREAM_TIMEOUT": c.timeout}, &observe.Telemetry{Registry: reg, Writer: io.Discard})
+			resp, err := gw.Client().Get(gw.URL + suite.PathMissingField)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.status || !strings.Contains(string(body), c.message) || resp.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%d %s, want %d naming %q", resp.StatusCode, body, c.status, c.message)
+			}
+			want := fmt.Sprintf(`showcase_gateway_upstream_failures_total{category="conformance",kind=%q,service="gateway"} 1`, c.kind)
+			if !strings.Contains(gatherText(t, reg), want) {
+				t.Errorf("the metrics lack %s", want)
+			}
+		})
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/pprof"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -30,38 +32,75 @@ const readyTimeout = 2 * time.Second
 
 // Admin is the admin listener's handler: /metrics, /healthz (alive) and
 // /readyz (ready to serve: not shutting down, and ready's check passes).
+// A browser's state-changing request from another origin is refused
+// (net/http's CrossOriginProtection: a web page the operator visits cannot
+// reset the exposure counts), and a known path asked with a method it does
+// not serve answers 405 with Allow.
 type Admin struct {
 	mux      *http.ServeMux
 	ready    ReadyFunc
 	stopping atomic.Bool
+	methods  map[string][]string // the methods of each path registered with one
+	handler  http.Handler
 }
 
 // NewAdmin serves reg's metrics and the health endpoints. ready may be nil.
 // With profiling on it also serves Go's profiles under /debug/pprof/.
 func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger, profiling bool) *Admin {
-	a := &Admin{mux: http.NewServeMux(), ready: ready}
+	a := &Admin{mux: http.NewServeMux(), ready: ready, methods: map[string][]string{}}
+	csrf := http.NewCrossOriginProtection()
+	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		respond.Error(w, http.StatusForbidden, "Forbidden: a cross-origin request may not change state here")
+	}))
+	a.handler = csrf.Handler(a.mux)
 	if profiling {
 		a.mux.HandleFunc("/debug/pprof/", pprof.Index)
 		a.mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 		a.mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 		a.mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	}
-	a.mux.Handle("GET "+PathMetrics, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+	a.Handle("GET "+PathMetrics, promhttp.HandlerFor(reg, promhttp.HandlerOpts{
 		ErrorLog:            slog.NewLogLogger(logger.Handler(), slog.LevelError),
 		ErrorHandling:       promhttp.ContinueOnError,
 		MaxRequestsInFlight: 4,
 	}))
-	a.mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
+	a.Handle("GET "+PathHealthz, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		respond.JSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
-	})
-	a.mux.HandleFunc("GET "+PathReadyz, a.serveReady)
-	a.mux.HandleFunc("/", routes.NotFound)
+	}))
+	a.Handle("GET "+PathReadyz, http.HandlerFunc(a.serveReady))
+	a.mux.HandleFunc("/", a.fallback)
 	return a
 }
 
 // Handle adds an endpoint of the program's own, such as the gateway's
-// "GET /defects", by its ServeMux pattern (method and path).
-func (a *Admin) Handle(pattern string, h http.Handler) { a.mux.Handle(pattern, h) }
+// "GET /defects", by its ServeMux pattern (method and path). Call it
+// before serving.
+func (a *Admin) Handle(pattern string, h http.Handler) {
+	a.mux.Handle(pattern, h)
+	if method, path, ok := strings.Cut(pattern, " "); ok {
+		a.methods[path] = append(a.methods[path], method)
+	}
+}
+
+// fallback answers what no pattern matched: a known path with another
+// method (405 with Allow, or OPTIONS' 200), else 404.
+func (a *Admin) fallback(w http.ResponseWriter, r *http.Request) {
+	methods, ok := a.methods[r.URL.Path]
+	if !ok {
+		routes.NotFound(w, r)
+		return
+	}
+	allow := append([]string{http.MethodOptions}, methods...)
+	if slices.Contains(methods, http.MethodGet) {
+		allow = append(allow, http.MethodHead)
+	}
+	slices.Sort(allow)
+	if r.Method == http.MethodOptions {
+		routes.Options200(w, strings.Join(allow, ", "))
+		return
+	}
+	routes.MethodNotAllowed(w, strings.Join(allow, ", "))
+}
 
 // Stopping makes /readyz answer 503 from now on.
 func (a *Admin) Stopping() { a.stopping.Store(true) }
@@ -82,4 +121,4 @@ func (a *Admin) serveReady(w http.ResponseWriter, r *http.Request) {
 	respond.JSON(w, http.StatusOK, []byte(`{"status":"ready"}`))
 }
 
-func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
+func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.handler.ServeHTTP(w, r) }
