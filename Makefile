@@ -30,9 +30,10 @@ help:
 run:
 	$(GO) run ./gateway/cmd/gateway
 
-## run-split: the four services and the gateway as five processes (8080-8084)
+## run-split: the four services and the gateway as five processes: API ports PORT to PORT+4 (default 8080), admin ADMIN_PORT to ADMIN_PORT+4 (default PORT+1010)
+PORT ?= 8080
 run-split: build
-	./scripts/run-split.sh $(BIN)
+	PORT=$(PORT) ADMIN_PORT=$(ADMIN_PORT) ./scripts/run-split.sh $(BIN)
 
 ## test: lint, then every module's tests with -race, after checking each module builds on its own
 test: test-deps lint test-modules
