@@ -302,7 +302,7 @@ func (b *browser) front(t *testing.T, base, mode string, active catalogue.Set) {
 	)
 	command := get(t, b, "the tool command", chromedp.Text(chromedp.CSS(`#command`)))
 	ids := get(t, b, "the endpoints", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("article.endpoint")).map(a => a.id)`))
-	if want := "schemathesis run " + base + "/openapi.yaml"; strings.TrimSpace(command) != want {
+	if want := "schemathesis run " + base + "/openapi.yaml --checks all --max-response-time 1"; strings.TrimSpace(command) != want {
 		t.Errorf("the tool command reads %q, want %q", command, want)
 	}
 	links := get(t, b, "the links", chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("a")).map(a => a.href)`))

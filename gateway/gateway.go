@@ -72,7 +72,7 @@ type row struct {
 // publicURL, when not "", is the base URL the contract names when a tool
 // asks for an absolute server (the request's own otherwise).
 func New(handlers map[string]Handler, served *contract.Contract, publicURL string, active catalogue.Set, in *observe.Instruments) (*Gateway, error) {
-	site, err := web.New(active)
+	site, err := web.New(active, publicURL)
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
@@ -166,26 +166,12 @@ func (g *Gateway) serveContract(w http.ResponseWriter, r *http.Request, route st
 			return
 		}
 	}
-	c := g.contract.Render(view, g.baseURL(r))
+	c := g.contract.Render(view, web.BaseURL(g.publicURL, r))
 	if route == "/openapi.yaml" {
 		respond.Raw(w, http.StatusOK, "application/yaml", c.YAML)
 		return
 	}
 	respond.Raw(w, http.StatusOK, respond.ContentTypeJSON, c.JSON)
-}
-
-// baseURL is the instance's base URL: PUBLIC_URL where it is set (behind a
-// proxy that changes the host or the scheme), else the request's own
-// scheme and host. X-Forwarded-* headers are not trusted for it.
-func (g *Gateway) baseURL(r *http.Request) string {
-	if g.publicURL != "" {
-		return g.publicURL
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }
 
 // Ready checks every category at once: an upstream answers its probe, an

@@ -68,7 +68,23 @@ func (c *Contract) For(set catalogue.Set) (*Contract, error) {
 			}
 		}
 	}
+	// The declared description says every endpoint carries a defect.
+	describe := change{Set: "/info/description", Value: yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: description(set)}}
+	if err := describe.apply(&doc); err != nil {
+		return nil, err
+	}
 	return encode(&doc)
+}
+
+// description is the contract's description for an instance where not
+// every defect is active.
+func description(set catalogue.Set) string {
+	const what = "A target for automated API testing: ten endpoints in four categories (security, internal server errors, response conformance, performance). "
+	if set == catalogue.None() {
+		return what + "This instance runs with every planted defect switched off (DEFECTS=none): each endpoint does what this contract says, and a precise tool finds nothing."
+	}
+	return what + "This instance runs with only these planted defects active: " + strings.ReplaceAll(set.String(), ",", ", ") +
+		" (DEFECTS=" + set.String() + "); the endpoints of the others do what this contract says."
 }
 
 // encode writes an edited document in both served forms.

@@ -3,6 +3,7 @@ package contract
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -55,6 +56,35 @@ func TestViews(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Served with defects switched off, the contract no longer says that every
+// endpoint carries one.
+func TestDescriptionFollowsTheDefects(t *testing.T) {
+	t.Parallel()
+	declared, err := Declared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for set, want := range map[catalogue.Set]string{
+		catalogue.None():                         "every planted defect switched off (DEFECTS=none)",
+		catalogue.All().Without(catalogue.SEC01): "only these planted defects active: ERR-01,",
+		catalogue.All():                          "each carry one deliberate defect",
+	} {
+		c, err := declared.For(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Info struct{ Description string } `json:"info"`
+		}
+		if err := json.Unmarshal(c.JSON, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(doc.Info.Description, want) || (set != catalogue.All() && strings.Contains(doc.Info.Description, "each carry one deliberate defect")) {
+			t.Errorf("%s: %q", set, doc.Info.Description)
 		}
 	}
 }

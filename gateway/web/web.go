@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"html"
 	"io"
@@ -49,8 +50,9 @@ var files embed.FS
 
 // Site holds every page and asset, rendered once.
 type Site struct {
-	pages  map[string]*resource // by path
-	assets map[string]*resource // by file name under AssetsPrefix
+	pages     map[string]*resource // by path
+	assets    map[string]*resource // by file name under AssetsPrefix
+	publicURL string               // the base URL files that name one give; "" for the request's
 }
 
 // resource is one file. Swagger UI's files ship gzipped and stay in the
@@ -60,6 +62,10 @@ type resource struct {
 	contentType  string
 	cacheControl string
 	page         bool // an HTML page: carries the security headers
+	// names holds how the file names the instance's base URL, defaultBase
+	// in its bytes, which each request's base replaces: "" when it names
+	// none.
+	names string
 
 	etag, etagGz string
 
@@ -77,9 +83,10 @@ const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe
 	"connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // New renders the pages for the defects that are active, and indexes the
-// assets.
-func New(active catalogue.Set) (*Site, error) {
-	s := &Site{pages: map[string]*resource{}, assets: map[string]*resource{}}
+// assets. publicURL, when not "", is the base URL the collections name;
+// otherwise each names the scheme and host it was fetched with.
+func New(active catalogue.Set, publicURL string) (*Site, error) {
+	s := &Site{pages: map[string]*resource{}, assets: map[string]*resource{}, publicURL: publicURL}
 	names := map[string]string{} // logical name → file name under AssetsPrefix
 	for _, name := range []string{"swagger-ui-bundle.js", "swagger-ui.css"} {
 		if _, err := fs.Stat(swaggerui.FS, name+".gz"); err != nil {
@@ -135,7 +142,12 @@ func New(active catalogue.Set) (*Site, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.pages[CollectionsPrefix+f.name] = plainResource(contentType, "no-cache", b)
+		r := plainResource(contentType, "no-cache", b)
+		r.names = "text"
+		if f.postman {
+			r.names = "json"
+		}
+		s.pages[CollectionsPrefix+f.name] = r
 	}
 	return s, nil
 }
@@ -241,17 +253,54 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h["Content-Encoding"] = []string{"gzip"}
 		}
 	}
+	base := ""
+	if res.names != "" {
+		if base = s.baseURL(r); base != defaultBase {
+			sum := sha256.Sum256([]byte(base))
+			etag = etag[:len(etag)-1] + "-" + hex.EncodeToString(sum[:4]) + `"`
+		}
+	}
 	h["Etag"] = []string{etag}
 	if matches(r.Header.Get("If-None-Match"), etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	b := body()
+	if base != "" && base != defaultBase {
+		b = bytes.ReplaceAll(b, []byte(defaultBase), escapeBase(base, res.names))
+	}
 	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodGet {
 		_, _ = w.Write(b)
 	}
+}
+
+func (s *Site) baseURL(r *http.Request) string { return BaseURL(s.publicURL, r) }
+
+// BaseURL is the instance's base URL for a document that names it:
+// publicURL (PUBLIC_URL) when set, as behind a proxy that changes the host
+// or the scheme, else the request's own scheme and host. X-Forwarded-*
+// headers are not trusted for it.
+func BaseURL(publicURL string, r *http.Request) string {
+	if publicURL != "" {
+		return publicURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// escapeBase writes base as the file's syntax needs it: inside a JSON
+// string, or as text.
+func escapeBase(base, syntax string) []byte {
+	if syntax != "json" {
+		return []byte(base)
+	}
+	q, _ := json.Marshal(base) // a string always encodes
+	return q[1 : len(q)-1]
 }
 
 // acceptsGzip reads an Accept-Encoding value: gzip listed with a non-zero

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,7 +20,7 @@ import (
 
 func newSite(t *testing.T) *Site {
 	t.Helper()
-	s, err := New(catalogue.All())
+	s, err := New(catalogue.All(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 func TestFrontPageWithDefectsOff(t *testing.T) {
 	t.Parallel()
 	for _, active := range []catalogue.Set{catalogue.None(), catalogue.All().Without(catalogue.CONF04)} {
-		s, err := New(active)
+		s, err := New(active, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +229,7 @@ func TestFrontPageWithDefectsOff(t *testing.T) {
 // The pages and assets come from memory: no work per request beyond
 // writing the bytes.
 func BenchmarkPages(b *testing.B) {
-	s, err := New(catalogue.All())
+	s, err := New(catalogue.All(), "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -333,5 +334,49 @@ func TestCollections(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The collections name the instance they were fetched from (or PUBLIC_URL),
+// not always localhost:8080, and their ETag follows.
+func TestCollectionsNameTheirInstance(t *testing.T) {
+	t.Parallel()
+	own, err := New(catalogue.All(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	public, err := New(catalogue.All(), "https://showcase.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(s *Site, host, file string) (string, string) {
+		req := httptest.NewRequest("GET", "http://"+host+CollectionsPrefix+file, nil)
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d", file, rec.Code)
+		}
+		return rec.Body.String(), rec.Header().Get("Etag")
+	}
+	for _, c := range []struct {
+		site       *Site
+		host, want string
+	}{{own, "localhost:8080", "http://localhost:8080"}, {own, "10.1.2.3:18080", "http://10.1.2.3:18080"}, {public, "localhost:8080", "https://showcase.example"}} {
+		body, _ := get(c.site, c.host, "showcase-defects-on.http")
+		if !strings.Contains(body, "@baseUrl = "+c.want+"\n") {
+			t.Errorf("%s: the .http file does not name %s", c.host, c.want)
+		}
+		body, _ = get(c.site, c.host, "showcase-defects-on.postman_collection.json")
+		var coll struct {
+			Variable []struct{ Key, Value string } `json:"variable"`
+		}
+		if err := json.Unmarshal([]byte(body), &coll); err != nil || len(coll.Variable) != 1 || coll.Variable[0].Value != c.want {
+			t.Errorf("%s: the Postman collection's baseUrl is %+v (%v), want %s", c.host, coll.Variable, err, c.want)
+		}
+	}
+	_, a := get(own, "localhost:8080", "showcase-defects-on.http")
+	_, b := get(own, "10.1.2.3:18080", "showcase-defects-on.http")
+	if a == b {
+		t.Errorf("the same ETag %s for files that name different instances", a)
 	}
 }
