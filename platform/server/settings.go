@@ -19,8 +19,8 @@ import (
 // an empty variable counts as unset. Declare the settings, then Parse once,
 // before anything is opened.
 type Settings struct {
-	name   string
-	getenv func(string) string
+	name    string
+	getenv  func(string) string
 	fs      *flag.FlagSet
 	list    []*Setting
 	version bool // -version was given
