@@ -111,7 +111,7 @@ loadtest: test-deps
 	$$($(GO) env GOPATH)/bin/k6 run -e BASE_URL=$${BASE_URL:-http://localhost:8080} \
 		-e RATE=$${RATE:-20} -e DURATION=$${DURATION:-1m} deploy/loadtest/showcase.js
 
-## scoreboard: rewrite the README's scoreboard and scorecard (and their charts in docs/) from the real reports in tools/score/testdata
+## scoreboard: rewrite the README's scoreboard and docs/scoring.md's scorecard (and their charts in docs/) from the real reports in tools/score/testdata
 scoreboard:
 	$(GO) test ./tools/cmd/showcase-score -run '^TestReadmeScoreboard$$' -count=1 -update
 

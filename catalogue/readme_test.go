@@ -8,36 +8,34 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's generated tables")
+var update = flag.Bool("update", false, "rewrite the generated tables of the README and docs/defects-off.md")
 
-// The README's defect tables are the catalogue's, rendered: edit the
-// catalogue and run go test ./catalogue -update.
+// The defect tables of the README and of docs/defects-off.md are the
+// catalogue's, rendered: edit the catalogue and run go test ./catalogue
+// -update.
 func TestReadmeTables(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(b)
-	for _, tbl := range []struct{ begin, end, body string }{
-		{DefectTableBegin, DefectTableEnd, DefectTable()},
-		{SwitchTableBegin, SwitchTableEnd, SwitchTable()},
+	for _, tbl := range []struct{ file, begin, end, body string }{
+		{"../README.md", DefectTableBegin, DefectTableEnd, DefectTable()},
+		{"../docs/defects-off.md", SwitchTableBegin, SwitchTableEnd, SwitchTable()},
 	} {
-		i, j := strings.Index(readme, tbl.begin), strings.Index(readme, tbl.end)
-		if i < 0 || j < i {
-			t.Fatalf("README.md lacks the markers %q … %q", tbl.begin, tbl.end)
+		b, err := os.ReadFile(tbl.file)
+		if err != nil {
+			t.Fatal(err)
 		}
-		got := readme[i+len(tbl.begin)+1 : j]
-		if got == tbl.body {
+		doc := string(b)
+		i, j := strings.Index(doc, tbl.begin), strings.Index(doc, tbl.end)
+		if i < 0 || j < i {
+			t.Fatalf("%s lacks the markers %q … %q", tbl.file, tbl.begin, tbl.end)
+		}
+		if doc[i+len(tbl.begin)+1:j] == tbl.body {
 			continue
 		}
 		if !*update {
-			t.Errorf("README.md's table after %q is not the catalogue's: run go test ./catalogue -update", tbl.begin)
+			t.Errorf("%s's table after %q is not the catalogue's: run go test ./catalogue -update", tbl.file, tbl.begin)
 			continue
 		}
-		readme = readme[:i+len(tbl.begin)+1] + tbl.body + readme[j:]
-	}
-	if *update {
-		if err := os.WriteFile("../README.md", []byte(readme), 0o644); err != nil {
+		doc = doc[:i+len(tbl.begin)+1] + tbl.body + doc[j:]
+		if err := os.WriteFile(tbl.file, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -145,11 +145,11 @@ func startEmbeddedB(b *testing.B) string {
 	return ts.URL
 }
 
-// The README's configuration table lists every setting of every program,
-// each with its flag.
-func TestReadmeListsEverySetting(t *testing.T) {
+// The configuration table (docs/configuration.md) lists every setting of
+// every program, each with its flag.
+func TestDocsListEverySetting(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestReadmeListsEverySetting(t *testing.T) {
 				row = "| `UPSTREAM_<CATEGORY>_TIMEOUT` | `-upstream-<category>-timeout` |"
 			}
 			if !bytes.Contains(readme, []byte(row)) {
-				t.Errorf("%s: the README's configuration table has no row %s", p.Name, row)
+				t.Errorf("%s: docs/configuration.md has no row %s", p.Name, row)
 			}
 		}
 	}
