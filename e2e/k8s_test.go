@@ -255,6 +255,12 @@ func checkCluster(t *testing.T, o objects) {
 			if _, ok := containerPort(target.Spec.Template.Spec.Containers[0], p.TargetPort); !ok {
 				t.Errorf("Service %s: targetPort %s is not a port of %s", name, p.TargetPort.String(), target.Name)
 			}
+			// Safe by default: the admin port (the ground truth, the
+			// exposure reset) is scraped from the pods and reached by
+			// port-forward, never offered by a Service.
+			if p.TargetPort.String() == "admin" || fmt.Sprint(p.Port) == fmt.Sprint(port(binaries[target.Name].admin)) {
+				t.Errorf("Service %s offers the admin port %d", name, p.Port)
+			}
 		}
 	}
 	// NetworkPolicies select real pods, admit the gateway to the API port only.
