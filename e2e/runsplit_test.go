@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,8 +67,8 @@ func TestRunSplitOnAnyPorts(t *testing.T) {
 	cmd = exec.Command(script, bin)
 	cmd.Env = append(cmd.Environ(), fmt.Sprintf("PORT=%d", base))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stderr.Reset()
-	cmd.Stderr = &stderr
+	running := &lockedBuffer{}
+	cmd.Stderr = running
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,25 @@ func TestRunSplitOnAnyPorts(t *testing.T) {
 			t.Errorf("port %d: %d %s", p, status, body)
 		}
 	}
-	if !strings.Contains(stderr.String(), fmt.Sprintf("API http://localhost:%d", base)) {
-		t.Errorf("the script does not say where it runs:\n%s", stderr.String())
+	if !strings.Contains(running.String(), fmt.Sprintf("API http://localhost:%d", base)) {
+		t.Errorf("the script does not say where it runs:\n%s", running.String())
 	}
+}
+
+// lockedBuffer collects a running process's output, read while it writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
