@@ -356,6 +356,27 @@ func TestKubernetesEmbeddedOverlay(t *testing.T) {
 	checkCluster(t, o)
 }
 
+// The negative control on Kubernetes: the five Deployments as in the base,
+// every container told DEFECTS=none.
+func TestKubernetesDefectsOffOverlay(t *testing.T) {
+	t.Parallel()
+	o := build(t, "../deploy/k8s/overlays/defects-off")
+	if len(o.deployments) != len(binaries) || len(o.configMaps) != 1 {
+		t.Fatalf("want the base's five Deployments and one ConfigMap; got %v, %v", keys(o.deployments), keys(o.configMaps))
+	}
+	for _, cm := range o.configMaps {
+		if cm.Data["DEFECTS"] != "none" {
+			t.Errorf("ConfigMap %s: DEFECTS=%q, want none", cm.Name, cm.Data["DEFECTS"])
+		}
+		for name, d := range o.deployments {
+			if ref := d.Spec.Template.Spec.Containers[0].EnvFrom; len(ref) != 1 || ref[0].ConfigMapRef == nil || ref[0].ConfigMapRef.Name != cm.Name {
+				t.Errorf("Deployment %s does not read %s", name, cm.Name)
+			}
+		}
+	}
+	checkCluster(t, o)
+}
+
 func keys[V any](m map[string]V) []string {
 	var out []string
 	for k := range m {
