@@ -95,38 +95,81 @@ func (b Scoreboard) notes() []string {
 	return notes
 }
 
-func (b Scoreboard) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "Scoreboard: %d runs against the defect showcase\n\n", len(b.Tools))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "TOOL\tDEFECTS")
-	for _, d := range catalogue.Defects {
-		fmt.Fprintf(tw, "\t%s", d.ID)
+// table is a table of the board: a header and rows of cells; align marks
+// each column for markdown ("---", ":-:", "--:").
+type table struct {
+	header, align []string
+	rows          [][]string
+}
+
+// verdicts is the table of each run's verdicts and counts.
+func (b Scoreboard) verdicts(markdown bool) table {
+	t := table{header: []string{"tool", "DEFECTS"}, align: []string{"---", "---"}}
+	if markdown {
+		t.header[1] = "`DEFECTS`"
 	}
-	fmt.Fprintln(tw, "\tREPORTED\tUNPLANTED\tFALSE POS.\tTOOL ERRORS")
+	for _, d := range catalogue.Defects {
+		t.header, t.align = append(t.header, string(d.ID)), append(t.align, ":-:")
+	}
+	t.header = append(t.header, "reported", "unplanted", "false positives", "tool errors")
+	t.align = append(t.align, "--:", "--:", "--:", "--:")
 	for _, sc := range b.Tools {
-		fmt.Fprintf(tw, "%s\t%s", sc.Tool, sc.Setting)
+		tool := sc.Tool
+		if markdown {
+			tool = md(tool)
+		}
+		row := []string{tool, sc.Setting}
 		for _, d := range sc.Defects {
-			fmt.Fprintf(tw, "\t%s", mark(d, sc.NotRun != ""))
+			row = append(row, mark(d, sc.NotRun != ""))
 		}
 		r, u, fp, e := boardCounts(sc)
-		fmt.Fprintf(tw, "\t%s\t%s\t%s\t%s\n", r, u, fp, e)
+		t.rows = append(t.rows, append(row, r, u, fp, e))
 	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n%s\n\nTPR / FPR / Youden's J per category (FPR and J need a baseline run against DEFECTS=none)\n\n", strings.Join(b.legend(), "   "))
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "TOOL")
+	return t
+}
+
+// rateTable is the table of each run's rates per category.
+func (b Scoreboard) rateTable(markdown bool) table {
+	t := table{header: []string{"TPR / FPR / Youden's J"}, align: []string{"---"}}
 	for _, c := range catalogue.Categories {
-		fmt.Fprintf(tw, "\t%s", strings.ToUpper(c.Name))
+		t.header, t.align = append(t.header, c.Name), append(t.align, ":-:")
 	}
-	fmt.Fprintln(tw, "\tALL")
+	t.header, t.align = append(t.header, "all"), append(t.align, ":-:")
 	for _, sc := range b.Tools {
-		fmt.Fprint(tw, sc.Tool)
-		for _, c := range append(sc.Categories, sc.Total) {
-			fmt.Fprintf(tw, "\t%s", rates3(sc, c))
+		tool := sc.Tool
+		if markdown {
+			tool = md(tool)
 		}
-		fmt.Fprintln(tw)
+		row := []string{tool}
+		for _, c := range append(sc.Categories, sc.Total) {
+			row = append(row, rates3(sc, c))
+		}
+		t.rows = append(t.rows, row)
+	}
+	return t
+}
+
+func (t table) writeText(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.ToUpper(strings.Join(t.header, "\t")))
+	for _, r := range t.rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	tw.Flush()
+}
+
+func (t table) writeMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "| %s |\n|%s|\n", strings.Join(t.header, " | "), strings.Join(t.align, "|"))
+	for _, r := range t.rows {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
+	}
+}
+
+func (b Scoreboard) writeText(w io.Writer) error {
+	fmt.Fprintf(w, "Scoreboard: %d runs against the defect showcase\n\n", len(b.Tools))
+	b.verdicts(false).writeText(w)
+	fmt.Fprintf(w, "\n%s\n\nTPR / FPR / Youden's J per category (FPR and J need a baseline run against DEFECTS=none)\n\n", strings.Join(b.legend(), "   "))
+	b.rateTable(false).writeText(w)
 	if notes := b.notes(); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
@@ -137,42 +180,9 @@ func (b Scoreboard) writeText(w io.Writer) error {
 }
 
 func (b Scoreboard) writeMarkdown(w io.Writer) error {
-	fmt.Fprint(w, "| tool | `DEFECTS` |")
-	for _, d := range catalogue.Defects {
-		fmt.Fprintf(w, " %s |", d.ID)
-	}
-	fmt.Fprintln(w, " reported | unplanted | false positives | tool errors |")
-	fmt.Fprint(w, "|---|---|")
-	for range catalogue.Defects {
-		fmt.Fprint(w, ":-:|")
-	}
-	fmt.Fprintln(w, "--:|--:|--:|--:|")
-	for _, sc := range b.Tools {
-		fmt.Fprintf(w, "| %s | %s |", md(sc.Tool), sc.Setting)
-		for _, d := range sc.Defects {
-			fmt.Fprintf(w, " %s |", mark(d, sc.NotRun != ""))
-		}
-		r, u, fp, e := boardCounts(sc)
-		fmt.Fprintf(w, " %s | %s | %s | %s |\n", r, u, fp, e)
-	}
+	b.verdicts(true).writeMarkdown(w)
 	fmt.Fprintf(w, "\n%s\n\n", strings.Join(b.legend(), " · "))
-	fmt.Fprint(w, "| TPR / FPR / Youden's J |")
-	for _, c := range catalogue.Categories {
-		fmt.Fprintf(w, " %s |", c.Name)
-	}
-	fmt.Fprintln(w, " all |")
-	fmt.Fprint(w, "|---|")
-	for range catalogue.Categories {
-		fmt.Fprint(w, ":-:|")
-	}
-	fmt.Fprintln(w, ":-:|")
-	for _, sc := range b.Tools {
-		fmt.Fprintf(w, "| %s |", md(sc.Tool))
-		for _, c := range append(sc.Categories, sc.Total) {
-			fmt.Fprintf(w, " %s |", rates3(sc, c))
-		}
-		fmt.Fprintln(w)
-	}
+	b.rateTable(true).writeMarkdown(w)
 	if notes := b.notes(); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
