@@ -9,7 +9,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down bench loadtest scoreboard clean
+.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down kube-up kube-down bench loadtest scoreboard clean
 
 IMAGE_PREFIX ?= defect-showcase
 # The image tag, for make images and for compose alike (deploy/compose.yaml reads it too).
@@ -39,7 +39,7 @@ run-split: build
 test: test-deps lint test-modules
 	@set -e; for d in $(MODULES); do \
 		echo "== $$d"; \
-		(cd $$d && $(GO) test -race -count=1 ./...); \
+		(cd $$d && $(GO) test -race -count=1 -timeout 45m ./...); \
 	done
 
 ## test-deps: install what the end-to-end tests drive for real (Prometheus, k6)
@@ -93,6 +93,16 @@ compose-up:
 ## compose-down: stop and remove the containers and networks
 compose-down:
 	$(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml down -v --remove-orphans
+
+## kube-up: a real single-node Kubernetes here (root; make images first is done for you): OVERLAY (base, embedded, defects-off), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090)
+OVERLAY ?= base
+kube-up: images
+	@./scripts/kube-deps.sh
+	OVERLAY=$(OVERLAY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
+
+## kube-down: stop and remove everything kube-up made (processes, containers, images, links, rules, mounts, cgroups, files), the sysctls put back
+kube-down:
+	./scripts/kube-node.sh down
 
 ## bench: the benchmark harness (wrk; nginx, HAProxy and Caddy as reference proxies; report in out/bench/report.md), then the Go benchmarks
 bench:

@@ -2,11 +2,11 @@
 # Installs what the end-to-end tests drive for real: Prometheus and Chromium
 # (Debian's packages), nginx, HAProxy and Caddy (Debian's, whose own checkers
 # read the benchmark's proxy configurations), k6 and Docker Compose v2 (both built from the Go module proxy,
-# pinned; Debian's docker-compose is v1, and the compose test runs both), and
-# for the Kubernetes manifests a real control plane: etcd (Debian's),
-# kube-apiserver and kube-controller-manager built from the Go module proxy
-# (e2e/kubeplane, cached in SHOWCASE_KUBE_BIN), the kustomize CLI, and
-# kubectl where the machine has none. Run by
+# pinned; Debian's docker-compose is v1, and the compose test runs both), the
+# kustomize CLI, and for Kubernetes a real single node (scripts/kube-deps.sh:
+# etcd, containerd, runc and the CNI plugins from Debian; the Kubernetes
+# programs and CoreDNS built from the Go module proxy, cached in
+# SHOWCASE_KUBE_BIN). Run by
 # `make test`; safe to run again. Where it cannot install (not root, no
 # apt), it says so, and the tests that need the tool skip locally and fail
 # in CI (CI=true).
@@ -15,9 +15,6 @@ set -uo pipefail
 K6_VERSION=${K6_VERSION:-v1.8.1}
 # The newest kustomize CLI that builds with the project's Go: v5.8.3 wants Go 1.27.
 KUSTOMIZE_VERSION=${KUSTOMIZE_VERSION:-v5.8.2}
-# The control plane of e2e/kubeplane (its go.mod pins the same).
-KUBE_VERSION=v1.34.2
-kube_bin=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$KUBE_VERSION}
 COMPOSE_VERSION=${COMPOSE_VERSION:-v2.29.7}
 gobin=$(go env GOPATH)/bin
 
@@ -29,7 +26,6 @@ command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
 command -v haproxy >/dev/null 2>&1 || need_apt+=(haproxy)
 command -v caddy >/dev/null 2>&1 || need_apt+=(caddy)
-command -v etcd >/dev/null 2>&1 || need_apt+=(etcd-server)
 
 if ((${#need_apt[@]})); then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -64,22 +60,8 @@ if ! "$gobin/kustomize" version 2>/dev/null | grep -q "${KUSTOMIZE_VERSION}"; th
 	GOFLAGS= GOWORK=off go install "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" ||
 		echo "test-deps: could not build kustomize; the Kubernetes control-plane test will skip (and fail in CI)"
 fi
-# kube-apiserver and kube-controller-manager, stamped with their version
-# (a plain go build would call itself v0.0.0-master).
-kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${KUBE_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=34"
-kube_cmds=(kube-apiserver kube-controller-manager)
-command -v kubectl >/dev/null 2>&1 || kube_cmds+=(kubectl)
-for cmd in "${kube_cmds[@]}"; do
-	if [ ! -x "$kube_bin/$cmd" ]; then
-		echo "test-deps: building $cmd ${KUBE_VERSION} from the Go module proxy (several minutes the first time)"
-		mkdir -p "$kube_bin"
-		(cd "$(dirname "$0")/../e2e/kubeplane" && GOFLAGS=-mod=readonly GOWORK=off CGO_ENABLED=0 \
-			go build -trimpath -ldflags "$kube_ldflags" -o "$kube_bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd") &&
-			mv "$kube_bin/$cmd.tmp" "$kube_bin/$cmd" ||
-			echo "test-deps: could not build $cmd; the Kubernetes control-plane test will skip (and fail in CI)"
-	fi
-done
-if ! command -v kubectl >/dev/null 2>&1 && [ -x "$kube_bin/kubectl" ]; then
-	mkdir -p "$gobin" && ln -sf "$kube_bin/kubectl" "$gobin/kubectl"
-fi
+# The single-node cluster's pieces and the control plane (kube-apiserver,
+# kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl,
+# CoreDNS, containerd, runc, the CNI plugins): scripts/kube-deps.sh.
+"$(dirname "$0")/kube-deps.sh"
 exit 0

@@ -1,0 +1,504 @@
+package e2e_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/suite"
+)
+
+// kubeNodeRoot is where scripts/kube-node.sh keeps the node (its default).
+const kubeNodeRoot = "/var/lib/defect-showcase-kube"
+
+// kubeNode is the single node make kube-up brought up.
+type kubeNode struct {
+	base, admin string // the forwarded gateway Pod's API and admin port
+	pod         string // that Pod
+	probe       string // the netprobe image
+}
+
+// kubectl runs the node's kubectl as its admin.
+func (n kubeNode) kubectl(t *testing.T, stdin []byte, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), append([]string{"--kubeconfig", kubeNodeRoot + "/admin.kubeconfig", "-n", "showcase"}, args...)...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// nodeScript runs scripts/kube-node.sh.
+func nodeScript(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("../scripts/kube-node.sh", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("kube-node.sh %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// The showcase on a real single node (make kube-up), for each overlay in
+// turn: every Deployment Available in a namespace enforcing PodSecurity
+// restricted, with no warning; the endpoint suite passes through the
+// forwarded port; the exposure counts at the forwarded gateway Pod are
+// exact for a known sequence of triggers (and, with two gateway replicas,
+// the other Pod saw none: its own /defects holds its own, and the sum over
+// the Pods is what was sent through the Service); a Pod's DNS queries and
+// TCP connections to an address outside the cluster are dropped on the
+// node (the fence's counters) and none reaches the host's interfaces (a
+// capture); kube-up twice says it is up; and after each kube-down the
+// machine's rules, links, routes, mounts, sysctls, cgroups and the paths
+// Kubernetes writes are as before, and a second kube-up works.
+func TestKubernetesNode(t *testing.T) {
+	if os.Geteuid() != 0 {
+		need(t, "the single-node cluster needs root (namespaces, cgroups, iptables)")
+	}
+	if exec.Command("docker", "info").Run() != nil {
+		need(t, "no Docker engine answers")
+	}
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns"} {
+		if _, err := os.Stat(filepath.Join(kubeBinDir(), c)); err != nil {
+			need(t, c+" is not built (scripts/kube-deps.sh builds it from the Go module proxy)")
+		}
+	}
+	for _, c := range []string{"containerd", "runc", "tcpdump", "etcd", "nsenter"} {
+		requireTool(t, c)
+	}
+	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
+		need(t, "a node is up already (make kube-down first): "+string(out))
+	}
+
+	tag := fmt.Sprintf("e2e-kube-%d", os.Getpid())
+	before := hostState(t)
+	t.Cleanup(func() {
+		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
+			t.Errorf("kube-down: %v\n%s", err, out)
+		}
+		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "pause", "netprobe"} {
+			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag).Run()
+		}
+	})
+	probe := buildProbeImage(t, tag)
+
+	for i, overlay := range []string{"base", "overlays/embedded", "overlays/defects-off"} {
+		name := filepath.Base(overlay)
+		ok := t.Run(name, func(t *testing.T) {
+			port, admin := freePort(t), freePort(t)
+			start := time.Now()
+			out := run(t, nil, "make", "-C", "..", "kube-up", "OVERLAY="+name, "PORT="+port, "ADMIN_PORT="+admin, "SHOWCASE_TAG="+tag)
+			t.Logf("kube-up %s: %s", name, time.Since(start).Round(time.Second))
+			if strings.Contains(strings.ToLower(out), "warning") {
+				t.Errorf("kube-up warned:\n%s", out)
+			}
+			m := regexp.MustCompile(`\(Pod (\S+)\)`).FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("kube-up named no Pod:\n%s", out)
+			}
+			node := kubeNode{base: "http://127.0.0.1:" + port, admin: "http://127.0.0.1:" + admin, pod: m[1], probe: probe}
+			if !strings.Contains(out, node.base) || !strings.Contains(out, "KUBECONFIG="+kubeNodeRoot+"/admin.kubeconfig") {
+				t.Errorf("kube-up does not print the URLs and the KUBECONFIG:\n%s", out)
+			}
+			if i == 0 {
+				again := run(t, nil, "make", "-C", "..", "kube-up", "OVERLAY="+name, "SHOWCASE_TAG="+tag)
+				if !strings.Contains(again, "already up") {
+					t.Errorf("a second kube-up does not say it is up:\n%s", again)
+				}
+				if d := diffStates(before, hostState(t)); !strings.Contains(d, "showcase-kube") {
+					t.Errorf("with the node up, the host's links do not show its veth: the comparison sees nothing\n%s", d)
+				}
+			}
+			active := catalogue.All()
+			if name == "defects-off" {
+				active = catalogue.None()
+			}
+			client := &http.Client{Timeout: time.Minute}
+			t.Run("suite", func(t *testing.T) { suite.RunFor(t, node.base, client, active) })
+			t.Run("exposure", func(t *testing.T) { kubeExposure(t, node, active, name == "base") })
+			if name == "base" {
+				t.Run("nothing leaves the node", func(t *testing.T) { kubeEgress(t, node) })
+			}
+		})
+		down := run(t, nil, "make", "-C", "..", "kube-down")
+		if d := diffStates(before, hostState(t)); d != "" {
+			t.Fatalf("after kube-down (%s) the machine differs from before kube-up:\n%s\n%s", name, d, down)
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// kubeExposure: the known sequence of every defect's triggers, sent
+// through the forwarded Pod after a reset, is counted there exactly. With
+// two gateway replicas (replicated), the other Pod counted none of it, and
+// triggers sent through the Service from inside the cluster are spread
+// over both: their sum over the Pods is exact.
+func kubeExposure(t *testing.T, node kubeNode, active catalogue.Set, replicated bool) {
+	client := &http.Client{Timeout: time.Minute}
+	reset := func(admin string) {
+		t.Helper()
+		res, err := client.Post(admin+gateway.PathDefectsReset, "", nil)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %v %v", gateway.PathDefectsReset, res, err)
+		}
+		res.Body.Close()
+	}
+	reset(node.admin)
+	for _, def := range catalogue.Defects {
+		e := catalogue.EndpointOf(def.ID)
+		for _, tr := range def.Triggers {
+			c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
+			if tr.Body != "" {
+				c.ContentType = "application/json"
+			}
+			res, err := suite.Do(t.Context(), client, node.base, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if active.Active(def.ID) && res.Status != tr.Status || !active.Active(def.ID) && res.Status != tr.OffStatus {
+				t.Errorf("%s %s: %d", c.Method, c.Target, res.Status)
+			}
+		}
+	}
+	counts := func(admin string) map[catalogue.ID]uint64 {
+		t.Helper()
+		got := map[catalogue.ID]uint64{}
+		for _, e := range defectsOf(t, deployment{admins: []string{admin}}).Defects {
+			if e.Exposure != nil {
+				got[e.ID] = e.Exposure.Count
+			}
+		}
+		return got
+	}
+	here := counts(node.admin)
+	for _, def := range catalogue.Defects {
+		want := uint64(0)
+		if active.Active(def.ID) {
+			want = uint64(len(def.Triggers))
+		}
+		if here[def.ID] != want {
+			t.Errorf("%s at the forwarded Pod: %d triggered, want %d", def.ID, here[def.ID], want)
+		}
+	}
+	if !replicated {
+		return
+	}
+	pods := strings.Fields(node.kubectl(t, nil, "get", "pods", "-l", "app.kubernetes.io/name=gateway", "-o", "jsonpath={.items[*].metadata.name}"))
+	if len(pods) != 2 || !slices.Contains(pods, node.pod) {
+		t.Fatalf("gateway Pods %v, want two with %s", pods, node.pod)
+	}
+	other := pods[0]
+	if other == node.pod {
+		other = pods[1]
+	}
+	otherAdmin := forwardAdmin(t, other)
+	reset(otherAdmin)
+	if c := counts(otherAdmin); c[catalogue.SEC01] != 0 {
+		t.Fatalf("the other gateway Pod counts %v after a reset", c)
+	}
+
+	// Through the Service: each request on a new connection, so kube-proxy
+	// spreads them over the two Pods; the sum is what a user reads (or
+	// Prometheus's sum by (defect)).
+	const sent = 20
+	target := "http://gateway:8080" + catalogue.EndpointOf(catalogue.SEC01).Path
+	r := runProbe(t, node, "netprobe-service", "-n", "0", "-http", target, "-http-n", strconv.Itoa(sent))
+	if r.HTTPStatuses["200"] != sent {
+		t.Fatalf("through the Service: %v, want %d × 200", r.HTTPStatuses, sent)
+	}
+	a, b := counts(node.admin)[catalogue.SEC01]-here[catalogue.SEC01], counts(otherAdmin)[catalogue.SEC01]
+	if a+b != sent {
+		t.Errorf("SEC-01 through the Service: %d at %s and %d at %s, sum %d, want %d", a, node.pod, b, other, a+b, sent)
+	}
+	t.Logf("SEC-01 through the Service: %d at one Pod, %d at the other", a, b)
+}
+
+// forwardAdmin forwards a free loopback port to a Pod's admin port for
+// the rest of the test.
+func forwardAdmin(t *testing.T, pod string) string {
+	t.Helper()
+	port := freePort(t)
+	cmd := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), "--kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-n", "showcase",
+		"port-forward", "--address", "127.0.0.1", "pod/"+pod, port+":9090")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	admin := "http://127.0.0.1:" + port
+	waitStatus(t, &http.Client{Timeout: 5 * time.Second}, admin+"/healthz", 200, 30*time.Second)
+	return admin
+}
+
+// probeResult is what e2e/netprobe prints.
+type probeResult struct {
+	OutsideDNS   []string       `json:"outside_dns"`
+	OutsideTCP   []string       `json:"outside_tcp"`
+	ClusterName  []string       `json:"cluster_name"`
+	ClusterErr   string         `json:"cluster_err"`
+	OutsideName  string         `json:"outside_name"`
+	HTTPStatuses map[string]int `json:"http_statuses"`
+}
+
+// buildProbeImage builds e2e/netprobe into an image FROM scratch.
+func buildProbeImage(t *testing.T, tag string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, "netprobe"), "./netprobe")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./netprobe: %v\n%s", err, out)
+	}
+	dockerfile := "FROM scratch\nCOPY netprobe /netprobe\nUSER 65532:65532\nENTRYPOINT [\"/netprobe\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "Dockerfile"), []byte(dockerfile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	image := "defect-showcase/netprobe:" + tag
+	run(t, nil, "docker", "build", "-q", "-t", image, dir)
+	return image
+}
+
+// runProbe runs netprobe in a Pod of the showcase's namespace (PodSecurity
+// restricted) and returns what it printed.
+func runProbe(t *testing.T, node kubeNode, name string, args ...string) probeResult {
+	t.Helper()
+	nodeScript(t, "load", node.probe)
+	quoted, _ := json.Marshal(args)
+	pod := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: %s
+spec:
+  restartPolicy: Never
+  automountServiceAccountToken: false
+  securityContext:
+    runAsNonRoot: true
+    runAsUser: 65532
+    seccompProfile: {type: RuntimeDefault}
+  containers:
+    - name: netprobe
+      image: %s
+      imagePullPolicy: Never
+      args: %s
+      securityContext:
+        allowPrivilegeEscalation: false
+        readOnlyRootFilesystem: true
+        capabilities: {drop: [ALL]}
+`, name, node.probe, quoted)
+	if out := node.kubectl(t, []byte(pod), "apply", "-f", "-"); strings.Contains(strings.ToLower(out), "warning") {
+		t.Errorf("the probe Pod warned: %s", out)
+	}
+	node.kubectl(t, nil, "wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/"+name, "--timeout=120s")
+	logs := node.kubectl(t, nil, "logs", "pod/"+name)
+	node.kubectl(t, nil, "delete", "pod", name, "--wait=false")
+	var r probeResult
+	if err := json.Unmarshal([]byte(logs), &r); err != nil {
+		t.Fatalf("netprobe printed %q: %v", logs, err)
+	}
+	return r
+}
+
+var fenceDrop = regexp.MustCompile(`(?m)^\s*(\d+)\s+\d+\s+DROP\b.*pod traffic never leaves the node`)
+
+// fenceDropped is the packet count of the fence's DROP rule in the node.
+func fenceDropped(t *testing.T) int {
+	t.Helper()
+	out := nodeScript(t, "exec", "iptables", "-w", "-t", "raw", "-L", "SHOWCASE-FENCE", "-v", "-x", "-n")
+	m := fenceDrop.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no fence DROP rule in the node:\n%s", out)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// kubeEgress: a Pod sends DNS queries and TCP connections to an address
+// outside the cluster (TEST-NET-3, which no one answers); the node's fence
+// drops every one (its counter grows by at least as many packets), a
+// capture on every host interface sees none of them, and the node has no
+// default route. The same Pod resolves a Service's name through the
+// cluster's DNS, and a name outside the cluster is answered "not found" by
+// it, with no forward.
+func kubeEgress(t *testing.T, node kubeNode) {
+	const outside, tries = "203.0.113.7", 3
+	if routes := nodeScript(t, "exec", "ip", "route", "show", "default"); strings.TrimSpace(routes) != "" {
+		t.Errorf("the node has a default route: %s", routes)
+	}
+	capture := filepath.Join(t.TempDir(), "egress.pcap")
+	tcpdump := exec.Command("tcpdump", "-i", "any", "-n", "-U", "-w", capture, "net 203.0.113.0/24 or net 10.244.0.0/16")
+	tcpdumpErr := &lockedBuffer{}
+	tcpdump.Stderr = tcpdumpErr
+	if err := tcpdump.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(tcpdumpErr.String(), "listening on") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	dropped := fenceDropped(t)
+	r := runProbe(t, node, "netprobe-egress", "-outside", outside, "-n", strconv.Itoa(tries))
+	time.Sleep(time.Second) // the capture's last packets, if any
+	_ = tcpdump.Process.Signal(os.Interrupt)
+	_ = tcpdump.Wait()
+	seen, err := exec.Command("tcpdump", "-n", "-r", capture).Output()
+	if err != nil {
+		t.Fatalf("tcpdump -r: %v (%s)", err, tcpdumpErr.String())
+	}
+	if s := strings.TrimSpace(string(seen)); s != "" {
+		t.Errorf("packets of the Pod's network or to %s on the host's interfaces:\n%s", outside, s)
+	}
+	after := fenceDropped(t)
+	if after-dropped < 2*tries {
+		t.Errorf("the fence dropped %d packets, want at least %d (a DNS query and a SYN per try)", after-dropped, 2*tries)
+	}
+	t.Logf("fence: %d packets dropped; probe: %+v", after-dropped, r)
+	for i := range tries {
+		if r.OutsideDNS[i] == "answered" || r.OutsideTCP[i] == "connected" {
+			t.Errorf("try %d reached %s: DNS %s, TCP %s", i, outside, r.OutsideDNS[i], r.OutsideTCP[i])
+		}
+	}
+	if len(r.ClusterName) == 0 {
+		t.Errorf("the Pod could not resolve the gateway's Service: %s", r.ClusterErr)
+	}
+	if r.OutsideName != "not found" {
+		t.Errorf("a name outside the cluster: %s, want not found (answered by the cluster's DNS)", r.OutsideName)
+	}
+}
+
+// hostState is what kube-up may change on the machine, by kind: every
+// firewall rule (iptables, legacy and nft, and nftables), the links,
+// addresses, routes and rules, the mount table, the kernel's settings,
+// the cgroup hierarchies' top level, the paths Kubernetes and containerd
+// write by default, and the node's processes.
+func hostState(t *testing.T) map[string]string {
+	t.Helper()
+	counters := regexp.MustCompile(`\[\d+:\d+\]|counter packets \d+ bytes \d+`)
+	out := func(name string, args ...string) string {
+		b, err := exec.Command(name, args...).Output()
+		if err != nil {
+			return fmt.Sprintf("(%s: %v)", name, err)
+		}
+		var keep []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				keep = append(keep, counters.ReplaceAllString(l, ""))
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	s := map[string]string{
+		"iptables":   out("iptables-save"),
+		"ip6tables":  out("ip6tables-save"),
+		"nftables":   out("nft", "list", "ruleset"),
+		"links":      out("sh", "-c", "ip -o link show | awk '{print $2, $3}'"),
+		"addresses":  out("ip", "-o", "addr", "show"),
+		"routes":     out("sh", "-c", "ip route show table all; ip -6 route show table all; ip rule; ip -6 rule"),
+		"namespaces": out("ip", "netns", "list"),
+	}
+	if _, err := exec.LookPath("iptables-legacy-save"); err == nil {
+		s["iptables-legacy"] = out("iptables-legacy-save")
+	}
+	// Mount points with their file systems and sources (IDs change).
+	mounts, _ := os.ReadFile("/proc/self/mountinfo")
+	var ms []string
+	for _, l := range strings.Split(strings.TrimSpace(string(mounts)), "\n") {
+		f := strings.Fields(l)
+		if i := slices.Index(f, "-"); i > 4 && i+2 < len(f) {
+			ms = append(ms, f[4]+" "+f[i+1]+" "+f[i+2])
+		}
+	}
+	slices.Sort(ms)
+	s["mounts"] = strings.Join(ms, "\n")
+	// Every kernel setting but counters and randomness.
+	volatile := regexp.MustCompile(`^(kernel\.random\.|kernel\.ns_last_pid|kernel\.pty\.nr|fs\.|net\.netfilter\.nf_conntrack_count|kernel\.tainted|vm\.stat|net\.ipv4\.tcp_mem|net\.ipv4\.udp_mem|net\.ipv4\.route\.gc|kernel\.sched_domain|dev\.)`)
+	var ks []string
+	if b, err := exec.Command("sysctl", "-a").Output(); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && !volatile.MatchString(l) {
+				ks = append(ks, l)
+			}
+		}
+	}
+	s["sysctls"] = strings.Join(ks, "\n")
+	var cg []string
+	hierarchies, _ := filepath.Glob("/sys/fs/cgroup/*")
+	for _, h := range hierarchies {
+		entries, _ := os.ReadDir(h)
+		for _, e := range entries {
+			if e.IsDir() {
+				cg = append(cg, filepath.Join(h, e.Name()))
+			}
+		}
+	}
+	s["cgroups"] = strings.Join(cg, "\n")
+	var paths []string
+	for _, p := range []string{"/var/lib/kubelet", "/var/lib/cni", "/var/log/pods", "/var/log/containers", "/run/containerd", "/run/netns",
+		"/etc/cni", "/opt/cni", "/opt/containerd", "/etc/kubernetes", kubeNodeRoot} {
+		if _, err := os.Lstat(p); err == nil {
+			paths = append(paths, p)
+		}
+	}
+	for _, d := range []string{"/var/lib", "/var/log", "/run", "/opt", "/etc"} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			paths = append(paths, filepath.Join(d, e.Name()))
+		}
+	}
+	s["paths"] = strings.Join(paths, "\n")
+	var procs []string
+	all, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range all {
+		b, _ := os.ReadFile(p)
+		cmd := strings.ReplaceAll(string(b), "\x00", " ")
+		if strings.Contains(cmd, kubeNodeRoot) || strings.Contains(cmd, "kube-node.sh") {
+			procs = append(procs, cmd)
+		}
+	}
+	s["processes"] = strings.Join(procs, "\n")
+	return s
+}
+
+// diffStates says, kind by kind, which lines are only before or only after.
+func diffStates(before, after map[string]string) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range before {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if before[k] == after[k] {
+			continue
+		}
+		was, is := strings.Split(before[k], "\n"), strings.Split(after[k], "\n")
+		fmt.Fprintf(&b, "%s:\n", k)
+		for _, l := range was {
+			if !slices.Contains(is, l) {
+				fmt.Fprintf(&b, "  - %s\n", l)
+			}
+		}
+		for _, l := range is {
+			if !slices.Contains(was, l) {
+				fmt.Fprintf(&b, "  + %s\n", l)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,102 @@
+// Command netprobe runs in a Pod on the project's single-node cluster
+// (e2e/kubenode_test.go): it tries to reach an address outside the
+// cluster, by DNS queries sent straight to it and by TCP connections,
+// resolves one name of the cluster and one outside it through the
+// cluster's DNS, and sends GET requests to a URL, each on a new
+// connection. It prints what happened as one JSON object and exits 0:
+// the test judges.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+type result struct {
+	OutsideDNS   []string       `json:"outside_dns"`   // per query: "answered" or the error
+	OutsideTCP   []string       `json:"outside_tcp"`   // per connection: "connected" or the error
+	ClusterName  []string       `json:"cluster_name"`  // the addresses of -cluster-name
+	ClusterErr   string         `json:"cluster_err"`   // or why it did not resolve
+	OutsideName  string         `json:"outside_name"`  // "not found", "resolved", or the error
+	HTTPStatuses map[string]int `json:"http_statuses"` // status (or error) -> count
+}
+
+func main() {
+	outside := flag.String("outside", "203.0.113.1", "an address outside the cluster")
+	n := flag.Int("n", 3, "DNS queries and TCP connections to send to -outside")
+	clusterName := flag.String("cluster-name", "gateway", "a name the cluster's DNS knows")
+	outsideName := flag.String("outside-name", "example.com.", "a name outside the cluster")
+	url := flag.String("http", "", "a URL to GET")
+	count := flag.Int("http-n", 0, "how many GETs")
+	flag.Parse()
+
+	var r result
+	for i := 0; i < *n; i++ {
+		r.OutsideDNS = append(r.OutsideDNS, askOutside(*outside))
+		r.OutsideTCP = append(r.OutsideTCP, dialOutside(*outside))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupHost(ctx, *clusterName)
+	r.ClusterName = addrs
+	if err != nil {
+		r.ClusterErr = err.Error()
+	}
+	_, err = net.DefaultResolver.LookupHost(ctx, *outsideName)
+	var dnsErr *net.DNSError
+	switch {
+	case err == nil:
+		r.OutsideName = "resolved"
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		r.OutsideName = "not found"
+	default:
+		r.OutsideName = err.Error()
+	}
+	r.HTTPStatuses = map[string]int{}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := 0; i < *count; i++ {
+		resp, err := client.Get(*url)
+		if err != nil {
+			r.HTTPStatuses[err.Error()]++
+			continue
+		}
+		resp.Body.Close()
+		r.HTTPStatuses[fmt.Sprint(resp.StatusCode)]++
+	}
+	_ = json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// askOutside sends one DNS query for the root's NS records straight to
+// addr:53, over UDP, and waits a second for an answer.
+func askOutside(addr string) string {
+	conn, err := net.DialTimeout("udp", net.JoinHostPort(addr, "53"), time.Second)
+	if err != nil {
+		return err.Error()
+	}
+	defer conn.Close()
+	query := []byte{0x53, 0x43, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1}
+	if _, err := conn.Write(query); err != nil {
+		return err.Error()
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Read(make([]byte, 512)); err != nil {
+		return err.Error()
+	}
+	return "answered"
+}
+
+func dialOutside(addr string) string {
+	conn, err := net.DialTimeout("tcp", net.JoinHostPort(addr, "80"), 2*time.Second)
+	if err != nil {
+		return err.Error()
+	}
+	conn.Close()
+	return "connected"
+}

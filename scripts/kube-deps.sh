@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs and builds what the project's Kubernetes needs, cached between
+# runs; run by `make kube-up` and by scripts/test-deps.sh, safe to run again.
+#
+# - From Debian: etcd, containerd and runc (a second containerd of the
+#   node's own: Docker's is left alone), the CNI plugins (bridge,
+#   host-local, loopback), tcpdump (the egress test watches the real
+#   interface with it).
+# - From the Go module proxy, pinned: kube-apiserver, kube-controller-manager,
+#   kube-scheduler, kubelet, kube-proxy and kubectl ${KUBE_VERSION} (the
+#   e2e/kubeplane module), and CoreDNS ${COREDNS_VERSION}, into
+#   SHOWCASE_KUBE_BIN (default ~/.cache/defect-showcase/kube-${KUBE_VERSION}).
+#
+# Where it cannot install (not root, no apt), it says so; kube-up refuses to
+# start and the tests that need a piece skip locally and fail in CI.
+set -uo pipefail
+
+KUBE_VERSION=v1.34.2 # e2e/kubeplane's go.mod pins the same
+COREDNS_VERSION=${COREDNS_VERSION:-v1.15.0}
+kube_bin=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$KUBE_VERSION}
+
+need_apt=()
+command -v etcd >/dev/null 2>&1 || need_apt+=(etcd-server)
+command -v containerd >/dev/null 2>&1 && command -v ctr >/dev/null 2>&1 || need_apt+=(containerd)
+command -v runc >/dev/null 2>&1 || need_apt+=(runc)
+[ -x /usr/lib/cni/bridge ] && [ -x /usr/lib/cni/host-local ] && [ -x /usr/lib/cni/loopback ] || need_apt+=(containernetworking-plugins)
+command -v tcpdump >/dev/null 2>&1 || need_apt+=(tcpdump)
+command -v nsenter >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 || need_apt+=(util-linux)
+command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
+command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
+command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
+if ((${#need_apt[@]})); then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "kube-deps: installing ${need_apt[*]} from Debian"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >/dev/null 2>&1 || true
+		apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null ||
+			echo "kube-deps: could not install ${need_apt[*]}"
+	else
+		echo "kube-deps: ${need_apt[*]} missing and cannot be installed here (needs root and apt-get)"
+	fi
+fi
+
+# The Kubernetes programs, stamped with their version (a plain go build
+# would call itself v0.0.0-master).
+kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${KUBE_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=34"
+for cmd in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
+	if [ ! -x "$kube_bin/$cmd" ]; then
+		echo "kube-deps: building $cmd ${KUBE_VERSION} from the Go module proxy (a minute or more the first time)"
+		mkdir -p "$kube_bin"
+		(cd "$(dirname "$0")/../e2e/kubeplane" && GOFLAGS=-mod=readonly GOWORK=off CGO_ENABLED=0 \
+			go build -trimpath -ldflags "$kube_ldflags" -o "$kube_bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd") &&
+			mv "$kube_bin/$cmd.tmp" "$kube_bin/$cmd" ||
+			echo "kube-deps: could not build $cmd"
+	fi
+done
+# The tests and users reach kubectl by name; a machine without one gets ours.
+if ! command -v kubectl >/dev/null 2>&1 && [ -x "$kube_bin/kubectl" ]; then
+	gobin=$(go env GOPATH)/bin
+	mkdir -p "$gobin" && ln -sf "$kube_bin/kubectl" "$gobin/kubectl"
+fi
+if ! "$kube_bin/coredns" -version 2>/dev/null | grep -q "CoreDNS-${COREDNS_VERSION#v}"; then
+	echo "kube-deps: building CoreDNS ${COREDNS_VERSION} from the Go module proxy (two minutes the first time)"
+	mkdir -p "$kube_bin"
+	tmp=$(mktemp -d)
+	if GOFLAGS= GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@${COREDNS_VERSION}"; then
+		mv "$tmp/coredns" "$kube_bin/coredns"
+	else
+		echo "kube-deps: could not build CoreDNS"
+	fi
+	rm -rf "$tmp"
+fi
+exit 0
