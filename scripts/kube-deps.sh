@@ -63,7 +63,7 @@ if ! "$kube_bin/coredns" -version 2>/dev/null | grep -q "CoreDNS-${COREDNS_VERSI
 	echo "kube-deps: building CoreDNS ${COREDNS_VERSION} from the Go module proxy (two minutes the first time)"
 	mkdir -p "$kube_bin"
 	tmp=$(mktemp -d)
-	if GOFLAGS= GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@${COREDNS_VERSION}"; then
+	if GOFLAGS='' GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@${COREDNS_VERSION}"; then
 		mv "$tmp/coredns" "$kube_bin/coredns"
 	else
 		echo "kube-deps: could not build CoreDNS"

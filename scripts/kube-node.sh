@@ -120,7 +120,8 @@ port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 status() {
 	if is_up; then
 		# shellcheck disable=SC1091
-		. "$ROOT/up"
+		. "$ROOT/up" # overlay, port, admin_port and pod: up's record
+		# shellcheck disable=SC2154
 		echo "kube-node: up (overlay $overlay, Kubernetes $KUBE_VERSION): API http://127.0.0.1:$port, admin http://127.0.0.1:$admin_port (Pod $pod)"
 		echo "KUBECONFIG=$ROOT/admin.kubeconfig"
 		return 0
@@ -247,10 +248,26 @@ save_sysctls() {
 	done
 }
 
+# hierarchies: the cgroup hierarchies (cgroup v1: one per controller, as
+# here; v2: the one). cgroup_dirs: the node's group in each, where it exists.
+hierarchies() {
+	if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+		echo /sys/fs/cgroup
+	else
+		find /sys/fs/cgroup -mindepth 1 -maxdepth 1 -type d
+	fi
+}
+cgroup_dirs() {
+	local h
+	for h in $(hierarchies); do
+		[ ! -d "$h/$CGROUP" ] || echo "$h/$CGROUP"
+	done
+}
+
 cgroups() {
 	local h
-	for h in /sys/fs/cgroup/*/; do
-		[ -d "$h" ] && mkdir -p "$h$CGROUP"
+	for h in $(hierarchies); do
+		mkdir -p "$h/$CGROUP"
 	done
 	# cpuset: a new group starts with no CPUs or memory nodes; copy the parent's.
 	if [ -d /sys/fs/cgroup/cpuset/$CGROUP ]; then
@@ -552,7 +569,10 @@ node_pids() {
 			fi
 		done
 	fi
-	find /sys/fs/cgroup/*/$CGROUP -name cgroup.procs -exec cat {} + 2>/dev/null || true
+	local dirs
+	dirs=$(cgroup_dirs)
+	# shellcheck disable=SC2086
+	[ -z "$dirs" ] || find $dirs -name cgroup.procs -exec cat {} + 2>/dev/null || true
 }
 
 # ours PID: a live process started by this script (its command line names ROOT).
@@ -560,14 +580,14 @@ ours() { alive "${1:-}" && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -q
 
 down() {
 	[ "$(id -u)" = 0 ] || die "needs root"
-	if [ ! -e "$ROOT" ] && ! ip link show "$HOST_IF" >/dev/null 2>&1 && [ ! -d "/sys/fs/cgroup/memory/$CGROUP" ]; then
+	if [ ! -e "$ROOT" ] && ! ip link show "$HOST_IF" >/dev/null 2>&1 && [ -z "$(cgroup_dirs)" ]; then
 		say "nothing to take down"
 		return 0
 	fi
 	if [ -e "$ROOT" ] && [ ! -f "$ROOT/$MARK" ]; then
 		die "$ROOT exists but was not made by kube-node.sh; not touching it"
 	fi
-	local name pid i pids
+	local name pid i pids dirs
 	# The daemons first, politely: the API server's clients before it.
 	for name in "${DAEMONS[@]}"; do
 		pid=$(cat "$ROOT/pids/$name" 2>/dev/null || true)
@@ -607,8 +627,10 @@ down() {
 	if ip link show "$HOST_IF" >/dev/null 2>&1; then ip link del "$HOST_IF" || true; fi
 	# The cgroups, deepest first (a group empties a moment after its last process).
 	for ((i = 0; i < 40; i++)); do
-		find /sys/fs/cgroup/*/$CGROUP -depth -type d -exec rmdir {} + 2>/dev/null || true
-		compgen -G "/sys/fs/cgroup/*/$CGROUP" >/dev/null || break
+		dirs=$(cgroup_dirs)
+		[ -n "$dirs" ] || break
+		# shellcheck disable=SC2086
+		find $dirs -depth -type d -exec rmdir {} + 2>/dev/null || true
 		sleep 0.25
 	done
 	if [ -f "$ROOT/sysctls" ]; then
@@ -632,7 +654,7 @@ down() {
 	[ ! -e "$ROOT" ] || rm -rf --one-file-system "$ROOT"
 	local left=()
 	ip link show "$HOST_IF" >/dev/null 2>&1 && left+=("link $HOST_IF")
-	compgen -G "/sys/fs/cgroup/*/$CGROUP" >/dev/null && left+=("cgroups /sys/fs/cgroup/*/$CGROUP")
+	[ -z "$(cgroup_dirs)" ] || left+=("cgroups $(cgroup_dirs | tr '\n' ' ')")
 	[ ! -e "$ROOT" ] || left+=("$ROOT")
 	((${#left[@]} == 0)) || die "could not remove: ${left[*]}"
 	say "down: nothing of the node is left"
