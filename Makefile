@@ -42,7 +42,7 @@ test: test-deps lint test-modules
 		(cd $$d && $(GO) test -race -count=1 -timeout 45m ./...); \
 	done
 
-## test-deps: install what the end-to-end tests drive for real (Prometheus, k6)
+## test-deps: install what the end-to-end tests drive for real (Prometheus, Chromium, the proxies, Kubernetes)
 test-deps:
 	@./scripts/test-deps.sh
 
@@ -68,13 +68,14 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
 
-## build: static binaries of the five programs, and the scorer showcase-score, in ./bin
+## build: static binaries of the five programs, the scorer showcase-score and the load test showcase-load, in ./bin
 build:
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/$$c ./$$c/cmd/$$c; \
 	done
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-score ./tools/cmd/showcase-score
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-load ./tools/cmd/showcase-load
 
 ## images: the five images, FROM scratch with the binaries built here (no image is pulled)
 images: build
@@ -116,10 +117,12 @@ bench:
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/
 	$(GO) test -run '^$$' -bench ReadGrowing -benchtime 1x ./tools/score/
 
-## loadtest: the k6 scenario against a running service (BASE_URL, RATE, DURATION)
-loadtest: test-deps
-	$$($(GO) env GOPATH)/bin/k6 run -e BASE_URL=$${BASE_URL:-http://localhost:8080} \
-		-e RATE=$${RATE:-20} -e DURATION=$${DURATION:-1m} deploy/loadtest/showcase.js
+## loadtest: the load test (showcase-load) against a running service: BASE_URL, RATE per second, DURATION, OUT (a directory for the raw results)
+BASE_URL ?= http://localhost:8080
+RATE     ?= 20
+DURATION ?= 1m
+loadtest:
+	$(GO) run ./tools/cmd/showcase-load -base $(BASE_URL) -rate $(RATE) -duration $(DURATION) $(if $(OUT),-out $(OUT))
 
 ## scoreboard: rewrite the README's scoreboard and docs/scoring.md's scorecard (and their charts in docs/) from the real reports in tools/score/testdata
 scoreboard:

@@ -11,6 +11,7 @@ require (
 	github.com/defectshowcase/showcase/performance-svc v0.0.0
 	github.com/defectshowcase/showcase/platform v0.0.0
 	github.com/defectshowcase/showcase/security-svc v0.0.0
+	github.com/tsenart/vegeta/v12 v12.13.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	sigs.k8s.io/kustomize/api v0.21.2
@@ -18,7 +19,11 @@ require (
 )
 
 require (
+	github.com/influxdata/tdigest v0.0.1 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
 	github.com/rbretecher/go-postman-collection v0.9.0 // indirect
+	github.com/rs/dnscache v0.0.0-20230804202142-fc85eb664529 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 )
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the end-to-end tests drive for real: Prometheus and Chromium
 # (Debian's packages), nginx, HAProxy and Caddy (Debian's, whose own checkers
-# read the benchmark's proxy configurations), k6 and Docker Compose v2 (both built from the Go module proxy,
+# read the benchmark's proxy configurations), Docker Compose v2 (built from the Go module proxy,
 # pinned; Debian's docker-compose is v1, and the compose test runs both), the
 # kustomize CLI, and for Kubernetes a real single node (scripts/kube-deps.sh:
 # etcd, containerd, runc and the CNI plugins from Debian; the Kubernetes
@@ -12,7 +12,6 @@
 # in CI (CI=true).
 set -uo pipefail
 
-K6_VERSION=${K6_VERSION:-v1.8.1}
 # The newest kustomize CLI that builds with the project's Go: v5.8.3 wants Go 1.27.
 KUSTOMIZE_VERSION=${KUSTOMIZE_VERSION:-v5.8.2}
 COMPOSE_VERSION=${COMPOSE_VERSION:-v2.29.7}
@@ -39,11 +38,6 @@ if ((${#need_apt[@]})); then
 	fi
 fi
 
-if ! "$gobin/k6" version 2>/dev/null | grep -q "k6 ${K6_VERSION}"; then
-	echo "test-deps: building k6 ${K6_VERSION} (a few minutes the first time)"
-	GOFLAGS= GOWORK=off go install "go.k6.io/k6@${K6_VERSION}" ||
-		echo "test-deps: could not build k6; the load-test scenario test will skip (and fail in CI)"
-fi
 if command -v docker >/dev/null 2>&1 && ! docker compose version 2>/dev/null | grep -q "${COMPOSE_VERSION#v}"; then
 	echo "test-deps: building docker compose ${COMPOSE_VERSION} (a few minutes the first time)"
 	plugins=${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins

@@ -7,7 +7,22 @@ require (
 	github.com/defectshowcase/showcase/platform v0.0.0
 )
 
-require github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+require (
+	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
+	github.com/tsenart/vegeta/v12 v12.13.0
+)
+
+require (
+	github.com/google/go-cmp v0.7.0 // indirect
+	github.com/influxdata/tdigest v0.0.1 // indirect
+	github.com/josharian/intern v1.0.0 // indirect
+	github.com/mailru/easyjson v0.7.7 // indirect
+	github.com/rs/dnscache v0.0.0-20230804202142-fc85eb664529 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	golang.org/x/net v0.59.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+)
 
 require (
 	github.com/owenrumney/go-sarif/v3 v3.3.1

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/tools/load"
 
 	"github.com/defectshowcase/showcase/platform/version"
 )
@@ -485,7 +486,71 @@ func run(out string, rounds int, dur time.Duration, conns int, proxiesOnly bool)
 	fibCPU := float64(perf.cpuTicks()-cpu0) / 100 / float64(len(fib)) // clock ticks are 1/100 s
 	iso := isolation(client, split.base)
 
-	return report(out, targets, clientCPU, rate, &costs{ep9: ep9, ep10: ep10, idle1000: idle1000, busy1000: busy1000, fib: fib, fibRSS: fibRSS, fibCPU: fibCPU, iso: iso})
+	fmt.Println("the load tool's ceiling: showcase-load against missing-field of the one-process service")
+	ceil, err := loadCeiling("http://"+one.api, 3*time.Second)
+	if err != nil {
+		return err
+	}
+
+	return report(out, targets, clientCPU, rate, &costs{ep9: ep9, ep10: ep10, idle1000: idle1000, busy1000: busy1000, fib: fib, fibRSS: fibRSS, fibCPU: fibCPU, iso: iso, load: ceil})
+}
+
+// ceilingStep is one rate the load tool was tried at.
+type ceilingStep struct {
+	asked, sent, p99 float64 // requests/s, requests/s, ms
+	held             bool
+}
+
+// ceilingP99 is the p99 the load tool must keep to hold a rate (ms).
+const ceilingP99 = 10
+
+// loadCeiling finds the highest rate at which showcase-load (vegeta's
+// library, an open model) holds GET missing-field against base: every
+// answer 200, the rate sent within 5 % of the rate asked, p99 under 10
+// ms. It doubles from 1,000/s until a rate is not held, then bisects four
+// times between the last held and the first not.
+func loadCeiling(base string, dur time.Duration) ([]ceilingStep, error) {
+	kinds := []load.Kind{{Name: "missing-field", Weight: 1, Path: missingField, Allowed: []int{200}}}
+	var steps []ceilingStep
+	try := func(rate float64) (bool, error) {
+		r, err := load.Run(context.Background(), load.Options{Base: base, Rate: rate, Duration: dur, Kinds: kinds, Timeout: 5 * time.Second})
+		if err != nil {
+			return false, err
+		}
+		s := ceilingStep{asked: rate, sent: r.Rate}
+		if len(r.Kinds) > 0 {
+			s.p99 = r.Kinds[0].P99
+		}
+		s.held = !r.Failed() && s.p99 < ceilingP99 && r.Rate >= 0.95*rate
+		steps = append(steps, s)
+		fmt.Printf("  %.0f/s asked, %.0f/s sent, p99 %.2f ms: held %v\n", rate, s.sent, s.p99, s.held)
+		return s.held, nil
+	}
+	lo, hi := 0.0, 0.0
+	for rate := 1000.0; rate <= 256000; rate *= 2 {
+		ok, err := try(rate)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			hi = rate
+			break
+		}
+		lo = rate
+	}
+	for i := 0; i < 4 && hi > 0; i++ {
+		mid := math.Round((lo + hi) / 2)
+		ok, err := try(mid)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return steps, nil
 }
 
 // profileGateway takes a CPU profile of t's gateway while wrk drives it, and

@@ -29,6 +29,7 @@ type costs struct {
 	idle1000, busy1000, fib []time.Duration
 	fibRSS, fibCPU          float64
 	iso                     []time.Duration
+	load                    []ceilingStep // the load tool's ceiling, every rate tried
 }
 
 // medianRatio is the median over rounds of f(round i, its result): for
@@ -91,6 +92,7 @@ func report(out string, targets []*target, clientCPU, rate float64, c *costs) er
 				errs(t), strings.Join(cpu, ", "), strings.Join(mem, ", "), strings.Join(ready, ", "))
 		}
 		w("\n")
+		writeCeiling(w, c.load, medianOf(byName["one-process"].rounds, func(r roundResult) float64 { return r.rps }))
 	}
 
 	// The proxies, each in front of the yardstick: flat out, then all at
@@ -313,3 +315,21 @@ func plot(title, xlabel string, pts []point) string {
 }
 
 func numCPU() int { return runtime.NumCPU() }
+
+// writeCeiling writes the load tool's own ceiling beside what wrk holds
+// against the same process and endpoint in the same run: above that rate
+// a load test measures showcase-load, not the service.
+func writeCeiling(w func(string, ...any), steps []ceilingStep, wrk float64) {
+	held := 0.0
+	for _, s := range steps {
+		if s.held && s.asked > held {
+			held = s.asked
+		}
+	}
+	w("## The load tool's own ceiling\n\nThe highest rate `showcase-load` holds against `GET %s` of the one-process service (every answer 200, the rate sent within 5 %% of the rate asked, p99 under %d ms): **%.0f requests/s**, %.2f× what wrk (64 connections, flat out) gets from the same process above. Above that rate a load test measures the load tool, not the service.\n\n| asked /s | sent /s | p99 ms | held |\n|---|---|---|---|\n",
+		missingField, ceilingP99, held, held/wrk)
+	for _, s := range steps {
+		w("| %.0f | %.0f | %.2f | %v |\n", s.asked, s.sent, s.p99, s.held)
+	}
+	w("\n")
+}
