@@ -521,6 +521,8 @@ up() {
 	done
 	[ "$PORT" != "$ADMIN_PORT" ] || die "PORT and ADMIN_PORT are the same"
 	! ip link show "$HOST_IF" >/dev/null 2>&1 || die "a link $HOST_IF exists already: another node? (make kube-down)"
+	# The link's /30 must be free here (the Pods' and Services' ranges live only inside the node).
+	[ -z "$(ip -4 route show to match "$NODE_IP" | grep -v '^default')" ] || die "$NODE_IP is routed on this machine already: the node's link $HOST_IP/30 would clash"
 	local t0=$SECONDS
 	mkdir -p "$ROOT"/{pids,logs,bin}
 	touch "$ROOT/$MARK"

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -141,8 +142,19 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if per <= 0 {
 		rate = vegeta.Rate{Freq: int(math.Round(o.Rate)), Per: time.Second}
 	}
+	// vegeta's transport, but ours: its connections are closed when the run
+	// ends, so that one run's (under overload, thousands) do not weigh on
+	// the next in the same process.
+	transport := &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: o.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: vegeta.DefaultConnections,
+		MaxConnsPerHost:     vegeta.DefaultMaxConnections,
+	}
+	defer transport.CloseIdleConnections()
 	// The answers are read and dropped (none is kept): the statuses are what is checked.
-	attacker := vegeta.NewAttacker(vegeta.Timeout(o.Timeout), vegeta.MaxBody(0), vegeta.KeepAlive(true), vegeta.Redirects(vegeta.NoFollow))
+	attacker := vegeta.NewAttacker(vegeta.Client(&http.Client{Transport: transport}), vegeta.Timeout(o.Timeout),
+		vegeta.MaxBody(0), vegeta.Redirects(vegeta.NoFollow))
 	var sent, answered, unexpected atomic.Uint64
 	tr := targeter(kinds, base, o.Seed, &sent)
 

@@ -507,12 +507,15 @@ const ceilingP99 = 10
 // loadCeiling finds the highest rate at which showcase-load (vegeta's
 // library, an open model) holds GET missing-field against base: every
 // answer 200, the rate sent within 5 % of the rate asked, p99 under 10
-// ms. It doubles from 1,000/s until a rate is not held, then bisects four
-// times between the last held and the first not.
+// ms. It climbs, doubling up to 4,000/s and by a quarter after that, and
+// stops at the first rate not held: a step after an overload would
+// measure the overload's wake (thousands of connections, a backlog), not
+// the rate.
 func loadCeiling(base string, dur time.Duration) ([]ceilingStep, error) {
 	kinds := []load.Kind{{Name: "missing-field", Weight: 1, Path: missingField, Allowed: []int{200}}}
 	var steps []ceilingStep
 	try := func(rate float64) (bool, error) {
+		time.Sleep(2 * time.Second) // a pause between steps, the last one's connections closed
 		r, err := load.Run(context.Background(), load.Options{Base: base, Rate: rate, Duration: dur, Kinds: kinds, Timeout: 5 * time.Second})
 		if err != nil {
 			return false, err
@@ -526,28 +529,18 @@ func loadCeiling(base string, dur time.Duration) ([]ceilingStep, error) {
 		fmt.Printf("  %.0f/s asked, %.0f/s sent, p99 %.2f ms: held %v\n", rate, s.sent, s.p99, s.held)
 		return s.held, nil
 	}
-	lo, hi := 0.0, 0.0
-	for rate := 1000.0; rate <= 256000; rate *= 2 {
-		ok, err := try(rate)
+	for rate := 1000.0; rate <= 256000; {
+		ok, err := try(math.Round(rate))
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			hi = rate
 			break
 		}
-		lo = rate
-	}
-	for i := 0; i < 4 && hi > 0; i++ {
-		mid := math.Round((lo + hi) / 2)
-		ok, err := try(mid)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			lo = mid
+		if rate < 4000 {
+			rate *= 2
 		} else {
-			hi = mid
+			rate *= 1.25
 		}
 	}
 	return steps, nil
