@@ -63,9 +63,10 @@ func nodeScript(t *testing.T, args ...string) string {
 // the Pods is what was sent through the Service); a Pod's DNS queries and
 // TCP connections to an address outside the cluster are dropped on the
 // node (the fence's counters) and none reaches the host's interfaces (a
-// capture); kube-up twice says it is up; and after each kube-down the
-// machine's rules, links, routes, mounts, sysctls, cgroups and the paths
-// Kubernetes writes are as before, and a second kube-up works.
+// capture); kube-up twice says it is up; and after each kube-down, and
+// after a kube-up that failed half-way, the machine's rules, links,
+// routes, mounts, sysctls, cgroups and the paths Kubernetes writes are as
+// before, and a second kube-up works.
 func TestKubernetesNode(t *testing.T) {
 	if os.Geteuid() != 0 {
 		need(t, "the single-node cluster needs root (namespaces, cgroups, iptables)")
@@ -96,6 +97,22 @@ func TestKubernetesNode(t *testing.T) {
 		}
 	})
 	probe := buildProbeImage(t, tag)
+
+	// A kube-up that fails half-way (here: no image with its tag, found
+	// after the node, its control plane and containerd are up) takes down
+	// what it made.
+	t.Run("a failed kube-up leaves nothing", func(t *testing.T) {
+		cmd := exec.Command("../scripts/kube-node.sh", "up")
+		cmd.Env = append(os.Environ(), "SHOWCASE_TAG=no-such-tag-"+tag, "PORT="+freePort(t), "ADMIN_PORT="+freePort(t))
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "no image") || !strings.Contains(string(out), "taking down what it made") {
+			t.Fatalf("kube-up with no images: %v\n%s", err, out)
+		}
+		if d := diffStates(before, hostState(t)); d != "" {
+			t.Fatalf("after a failed kube-up the machine differs from before:\n%s\n%s", d, out)
+		}
+		_ = exec.Command("docker", "rmi", "defect-showcase/pause:no-such-tag-"+tag).Run()
+	})
 
 	for i, overlay := range []string{"base", "overlays/embedded", "overlays/defects-off"} {
 		name := filepath.Base(overlay)
