@@ -29,17 +29,7 @@ command -v nsenter >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 || need
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
-if ((${#need_apt[@]})); then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "kube-deps: installing ${need_apt[*]} from Debian"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >/dev/null 2>&1 || true
-		apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null ||
-			echo "kube-deps: could not install ${need_apt[*]}"
-	else
-		echo "kube-deps: ${need_apt[*]} missing and cannot be installed here (needs root and apt-get)"
-	fi
-fi
+"$(dirname "$0")/apt-install.sh" kube-deps "${need_apt[@]}"
 
 # The Kubernetes programs, stamped with their version (a plain go build
 # would call itself v0.0.0-master).

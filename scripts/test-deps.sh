@@ -26,23 +26,13 @@ command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
 command -v haproxy >/dev/null 2>&1 || need_apt+=(haproxy)
 command -v caddy >/dev/null 2>&1 || need_apt+=(caddy)
 
-if ((${#need_apt[@]})); then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-		echo "test-deps: installing ${need_apt[*]} from Debian"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >/dev/null 2>&1 || true
-		apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null ||
-			echo "test-deps: could not install ${need_apt[*]}; the tests that need them will skip (and fail in CI)"
-	else
-		echo "test-deps: ${need_apt[*]} missing and cannot be installed here (needs root and apt-get); those tests will skip"
-	fi
-fi
+"$(dirname "$0")/apt-install.sh" test-deps "${need_apt[@]}"
 
 if command -v docker >/dev/null 2>&1 && ! docker compose version 2>/dev/null | grep -q "${COMPOSE_VERSION#v}"; then
 	echo "test-deps: building docker compose ${COMPOSE_VERSION} (a few minutes the first time)"
 	plugins=${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins
 	tmp=$(mktemp -d)
-	if GOFLAGS= GOWORK=off GOBIN="$tmp" go install -ldflags "-X github.com/docker/compose/v2/internal.Version=${COMPOSE_VERSION}" "github.com/docker/compose/v2/cmd@${COMPOSE_VERSION}"; then
+	if GOFLAGS='' GOWORK=off GOBIN="$tmp" go install -ldflags "-X github.com/docker/compose/v2/internal.Version=${COMPOSE_VERSION}" "github.com/docker/compose/v2/cmd@${COMPOSE_VERSION}"; then
 		mkdir -p "$plugins" && mv "$tmp/cmd" "$plugins/docker-compose"
 	else
 		echo "test-deps: could not build docker compose v2; the compose test runs with what there is"
@@ -51,7 +41,7 @@ if command -v docker >/dev/null 2>&1 && ! docker compose version 2>/dev/null | g
 fi
 if ! "$gobin/kustomize" version 2>/dev/null | grep -q "${KUSTOMIZE_VERSION}"; then
 	echo "test-deps: building kustomize ${KUSTOMIZE_VERSION}"
-	GOFLAGS= GOWORK=off go install "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" ||
+	GOFLAGS='' GOWORK=off go install "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" ||
 		echo "test-deps: could not build kustomize; the Kubernetes control-plane test will skip (and fail in CI)"
 fi
 # The single-node cluster's pieces and the control plane (kube-apiserver,
