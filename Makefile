@@ -103,7 +103,7 @@ kube-up: images
 
 ## kube-status: whether the node of kube-up is up, its URLs and its KUBECONFIG
 kube-status:
-	@./scripts/kube-node.sh status
+	@./scripts/kube-node.sh status || true
 
 ## kube-down: stop and remove everything kube-up made (processes, containers, images, links, rules, mounts, cgroups, files), the sysctls put back
 kube-down:
