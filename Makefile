@@ -95,7 +95,7 @@ compose-up:
 compose-down:
 	$(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml down -v --remove-orphans
 
-## kube-up: a real single-node Kubernetes here (root; make images first is done for you): OVERLAY (base, embedded, defects-off), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090)
+## kube-up: a real single-node Kubernetes on this machine (as root; builds the images): OVERLAY (base, embedded, defects-off), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090)
 OVERLAY ?= base
 kube-up: images
 	@./scripts/kube-deps.sh

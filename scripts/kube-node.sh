@@ -136,7 +136,7 @@ pki() {
 	local d=$ROOT/pki
 	mkdir -p "$d"
 	openssl ecparam -name prime256v1 -genkey -noout -out "$d/ca.key" 2>/dev/null
-	openssl req -x509 -new -key "$d/ca.key" -subj "/CN=defect-showcase-kube-ca" -days 30 -out "$d/ca.crt" \
+	openssl req -x509 -new -key "$d/ca.key" -subj "/CN=defect-showcase-kube-ca" -days 365 -out "$d/ca.crt" \
 		-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
 	# issue NAME SUBJECT EXTENDED-USAGE [SANS]
 	issue() {
@@ -147,7 +147,7 @@ pki() {
 			echo "extendedKeyUsage=$3"
 			[ -z "${4:-}" ] || echo "subjectAltName=$4"
 		} >"$d/$1.ext"
-		openssl x509 -req -in "$d/$1.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 30 \
+		openssl x509 -req -in "$d/$1.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 365 \
 			-extfile "$d/$1.ext" -out "$d/$1.crt" 2>/dev/null
 		rm -f "$d/$1.csr" "$d/$1.ext"
 	}
