@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -13,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -195,7 +195,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if enc != nil && firstErr == nil {
 			firstErr = enc.Encode(res)
 		}
-		name := "(not of the scenario)"
+		name := notInScenario
 		k := kindOf(kinds, res.Method, res.URL)
 		if k != nil {
 			name = k.Name
@@ -236,7 +236,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	r.Rate = whole.Rate
 	r.StatusCodes = whole.StatusCodes
 	var allowed int
-	for _, k := range append(slices.Clone(kinds), Kind{Name: "(not of the scenario)"}) {
+	for _, k := range append(slices.Clone(kinds), Kind{Name: notInScenario}) {
 		s := perKind[k.Name]
 		if s == nil {
 			continue
@@ -258,6 +258,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	return r, nil
 }
+
+// notInScenario names, in a report, answers to requests of no kind of the mix.
+const notInScenario = "(not of the scenario)"
 
 type kindStats struct {
 	latencies           []time.Duration
@@ -302,11 +305,7 @@ func (r *Report) WriteText(w io.Writer) {
 }
 
 func codes(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s×%d", k, m[k])
