@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -494,13 +495,7 @@ func hostState(t *testing.T) map[string]string {
 // diffStates says, kind by kind, which lines are only before or only after.
 func diffStates(before, after map[string]string) string {
 	var b strings.Builder
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range before {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(before)) {
 		if before[k] == after[k] {
 			continue
 		}
