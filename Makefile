@@ -9,7 +9,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down kube-up kube-status kube-down bench loadtest scoreboard clean
+.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down kube-up kube-prometheus kube-status kube-down bench loadtest scoreboard clean
 
 IMAGE_PREFIX ?= defect-showcase
 # The image tag, for make images and for compose alike (deploy/compose.yaml reads it too).
@@ -100,6 +100,10 @@ OVERLAY ?= base
 kube-up: images
 	@./scripts/kube-deps.sh
 	OVERLAY=$(OVERLAY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
+
+## kube-prometheus: Prometheus in the node of kube-up, discovering the Pods itself (deploy/k8s/prometheus); its API on 127.0.0.1:PROM_PORT (9099)
+kube-prometheus:
+	PROM_PORT=$(or $(PROM_PORT),9099) ./scripts/kube-node.sh prometheus
 
 ## kube-status: whether the node of kube-up is up, its URLs and its KUBECONFIG
 kube-status:

@@ -3,9 +3,12 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +22,7 @@ import (
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/suite"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // kubeNodeRoot is where scripts/kube-node.sh keeps the node (its default).
@@ -151,6 +155,7 @@ func TestKubernetesNode(t *testing.T) {
 			t.Run("exposure", func(t *testing.T) { kubeExposure(t, node, active, name == "base") })
 			if name == "base" {
 				t.Run("nothing leaves the node", func(t *testing.T) { kubeEgress(t, node) })
+				t.Run("Prometheus discovers the Pods and reads back a load", func(t *testing.T) { kubeScraped(t, node) })
 			}
 		})
 		down := run(t, nil, "make", "-C", "..", "kube-down")
@@ -513,4 +518,141 @@ func diffStates(before, after map[string]string) string {
 		}
 	}
 	return b.String()
+}
+
+// kubeScraped: Prometheus in the node (make kube-prometheus, the shipped
+// kubernetes-pods job) finds every showcase Pod itself and scrapes it; a
+// Pod a scaled Deployment adds becomes a target without a restart. While
+// the load test (showcase-load, run in the node) sends its mix to the
+// gateway's Service, Prometheus's sum of showcase_http_requests_total over
+// the Pods grows by exactly the requests it reports, and its sum by defect
+// of showcase_defect_triggered_total by exactly the requests among them
+// that trigger each defect (by the ground truth's rules, request by
+// request, from the load's raw results).
+func kubeScraped(t *testing.T, node kubeNode) {
+	promPort := freePort(t)
+	cmd := exec.Command("../scripts/kube-node.sh", "prometheus")
+	cmd.Env = append(os.Environ(), "PROM_PORT="+promPort)
+	if out, err := cmd.CombinedOutput(); err != nil || strings.Contains(strings.ToLower(string(out)), "warning") {
+		t.Fatalf("kube-node.sh prometheus: %v\n%s", err, out)
+	}
+	prom := &promServer{base: "http://127.0.0.1:" + promPort}
+	pods := func() int {
+		return len(strings.Fields(node.kubectl(t, nil, "get", "pods", "--field-selector=status.phase=Running", "-o", "jsonpath={.items[*].metadata.name}")))
+	}
+	targetsUp := func(want int) {
+		t.Helper()
+		prom.waitFor(t, `count(up{job="kubernetes-pods",namespace="showcase"} == 1)`, float64(want))
+		prom.waitFor(t, `count(up{job="kubernetes-pods"})`, float64(want))
+	}
+	targetsUp(pods())
+	node.kubectl(t, nil, "scale", "deployment/security-svc", "--replicas=2")
+	node.kubectl(t, nil, "rollout", "status", "deployment/security-svc", "--timeout=60s")
+	targetsUp(pods())
+	prom.waitFor(t, `count(up{job="kubernetes-pods",app_kubernetes_io_name="security-svc"} == 1)`, 2)
+	node.kubectl(t, nil, "scale", "deployment/security-svc", "--replicas=1")
+
+	// The counters before the load, once every target has been scraped since
+	// the last request.
+	total := func() float64 {
+		t.Helper()
+		s := prom.query(t, `sum(showcase_http_requests_total)`)
+		if len(s) != 1 {
+			t.Fatalf("sum(showcase_http_requests_total): %v", s)
+		}
+		return s[0].Value
+	}
+	byDefect := func() map[string]float64 {
+		m := map[string]float64{}
+		for _, s := range prom.query(t, `sum by (defect) (showcase_defect_triggered_total)`) {
+			m[s.Metric["defect"]] = s.Value
+		}
+		return m
+	}
+	time.Sleep(6 * time.Second) // a scrape interval and a little more
+	before, beforeDefects := total(), byDefect()
+
+	gatewayIP := strings.TrimSpace(node.kubectl(t, nil, "get", "service", "gateway", "-o", "jsonpath={.spec.clusterIP}"))
+	load := buildBinary(t, modulePath+"tools/cmd/showcase-load")
+	out := t.TempDir()
+	if got := nodeScript(t, "exec", load, "-base", "http://"+gatewayIP+":8080", "-rate", "40", "-duration", "10s", "-quiet", "-out", out); !strings.Contains(got, "100.00 % as specified") {
+		t.Fatalf("the load through the Service:\n%s", got)
+	}
+	var report struct{ Requests uint64 }
+	raw, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if err := json.Unmarshal(raw, &report); err != nil || report.Requests != 400 {
+		t.Fatalf("report.json: %v %s", err, raw)
+	}
+	want := triggersOf(t, filepath.Join(out, "results.bin"))
+
+	prom.waitFor(t, `sum(showcase_http_requests_total)`, before+float64(report.Requests))
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, bad := byDefect(), ""
+		for _, d := range catalogue.Defects {
+			if n := got[string(d.ID)] - beforeDefects[string(d.ID)]; n != float64(want[d.ID]) {
+				bad += fmt.Sprintf(" %s %v (want %d)", d.ID, n, want[d.ID])
+			}
+		}
+		if bad == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("triggered during the load, by Prometheus:%s", bad)
+		}
+		time.Sleep(time.Second)
+	}
+	t.Logf("the load: %d requests, by defect %v, all read back from Prometheus", report.Requests, want)
+}
+
+// triggersOf counts, in a load's raw results, the requests that trigger
+// each defect, by the rules of each defect's TriggeredWhen.
+func triggersOf(t *testing.T, results string) map[catalogue.ID]int {
+	t.Helper()
+	f, err := os.Open(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	defectAt := map[string]catalogue.ID{}
+	for _, e := range catalogue.Endpoints {
+		defectAt[e.Path] = e.Defect
+	}
+	n := map[catalogue.ID]int{}
+	dec := vegeta.NewDecoder(f)
+	for {
+		var r vegeta.Result
+		if err := dec.Decode(&r); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatal(err)
+			}
+			return n
+		}
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, ok := defectAt[u.Path]
+		if !ok {
+			continue
+		}
+		var triggered bool
+		switch id {
+		case catalogue.SEC01, catalogue.CONF01, catalogue.CONF02, catalogue.CONF03:
+			triggered = true // the load sends no key; every answer
+		case catalogue.ERR01, catalogue.ERR02, catalogue.ERR03:
+			triggered = r.Code == 500
+		case catalogue.CONF04:
+			triggered = r.Code == 404
+		case catalogue.PERF01: // held 100 ms or more: limit from 100 (the load sends integers to 1000)
+			limit, err := strconv.Atoi(u.Query().Get("limit"))
+			triggered = r.Code == 200 && err == nil && limit >= 100
+		case catalogue.PERF02: // 100 ms or more of the slow algorithm: n from 28868
+			x, err := strconv.Atoi(u.Query().Get("n"))
+			triggered = r.Code == 200 && err == nil && x >= 28868
+		}
+		if triggered {
+			n[id]++
+		}
+	}
 }

@@ -8,7 +8,8 @@
 #   interface with it).
 # - From the Go module proxy, pinned: kube-apiserver, kube-controller-manager,
 #   kube-scheduler, kubelet, kube-proxy and kubectl ${KUBE_VERSION} (the
-#   e2e/kubeplane module), and CoreDNS ${COREDNS_VERSION}, into
+#   e2e/kubeplane module), CoreDNS ${COREDNS_VERSION} and Prometheus (with
+#   Kubernetes discovery, which Debian's lacks), into
 #   SHOWCASE_KUBE_BIN (default ~/.cache/defect-showcase/kube-${KUBE_VERSION}).
 #
 # Where it cannot install (not root, no apt), it says so; kube-up refuses to
@@ -17,6 +18,10 @@ set -uo pipefail
 
 KUBE_VERSION=v1.34.2 # e2e/kubeplane's go.mod pins the same
 COREDNS_VERSION=${COREDNS_VERSION:-v1.15.0}
+# Prometheus 3.16.0 (its Go module numbers v3.16 as v0.316): Debian's 2.42
+# is built without Kubernetes discovery.
+PROMETHEUS_MODULE_VERSION=v0.316.0
+PROMETHEUS_VERSION=3.16.0
 kube_bin=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$KUBE_VERSION}
 
 need_apt=()
@@ -57,6 +62,19 @@ if ! "$kube_bin/coredns" -version 2>/dev/null | grep -q "CoreDNS-${COREDNS_VERSI
 		mv "$tmp/coredns" "$kube_bin/coredns"
 	else
 		echo "kube-deps: could not build CoreDNS"
+	fi
+	rm -rf "$tmp"
+fi
+if ! "$kube_bin/prometheus" --version 2>/dev/null | grep -q "version ${PROMETHEUS_VERSION}"; then
+	echo "kube-deps: building Prometheus ${PROMETHEUS_VERSION} from the Go module proxy (six minutes the first time)"
+	mkdir -p "$kube_bin"
+	tmp=$(mktemp -d)
+	if GOFLAGS=-mod=mod GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath \
+		-ldflags "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION}" \
+		"github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION}"; then
+		mv "$tmp/prometheus" "$kube_bin/prometheus"
+	else
+		echo "kube-deps: could not build Prometheus"
 	fi
 	rm -rf "$tmp"
 fi

@@ -8,6 +8,9 @@
 #                        admin port to 127.0.0.1:ADMIN_PORT
 #   kube-node.sh down    stop and remove everything up made
 #   kube-node.sh status  say whether it is up, and where
+#   kube-node.sh prometheus      run Prometheus in the node (deploy/k8s/prometheus),
+#                        discovering the Pods itself; its API forwarded to
+#                        127.0.0.1:PROM_PORT
 #   kube-node.sh load IMAGE...   import Docker images into the node
 #   kube-node.sh exec CMD...     run CMD in the node's network namespace
 #
@@ -35,6 +38,7 @@ BIN=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$K
 OVERLAY=${OVERLAY:-base}
 PORT=${PORT:-8080}
 ADMIN_PORT=${ADMIN_PORT:-9090}
+PROM_PORT=${PROM_PORT:-9099}
 TAG=${SHOWCASE_TAG:-latest}
 PREFIX=${IMAGE_PREFIX:-defect-showcase}
 NS=showcase
@@ -50,7 +54,7 @@ CGROUP=defect-showcase
 MARK=.defect-showcase-kube # ROOT is removed only when it holds this file
 # What kubelet rewrites at start (kubeadm's and kind's nodes let it): put back by down.
 SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
-DAEMONS=(port-forward kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd)
+DAEMONS=(prometheus-forward port-forward kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd)
 
 say() { echo "kube-node: $*" >&2; }
 die() {
@@ -123,6 +127,7 @@ status() {
 		. "$ROOT/up" # overlay, port, admin_port and pod: up's record
 		# shellcheck disable=SC2154
 		echo "kube-node: up (overlay $overlay, Kubernetes $KUBE_VERSION): API http://127.0.0.1:$port, admin http://127.0.0.1:$admin_port (Pod $pod)"
+		[ -z "${prom_port:-}" ] || echo "kube-node: Prometheus http://127.0.0.1:$prom_port"
 		echo "KUBECONFIG=$ROOT/admin.kubeconfig"
 		return 0
 	fi
@@ -213,9 +218,15 @@ network() {
 	in_node iptables -w -t raw -A SHOWCASE-FENCE -d "$NODE_IP/32" -j RETURN
 	in_node iptables -w -t raw -A SHOWCASE-FENCE -m comment --comment "pod traffic never leaves the node" -j DROP
 	in_node iptables -w -t raw -A PREROUTING -i cni0 -j SHOWCASE-FENCE
-	# The node itself: out of eth0 only to the host's end of the link.
-	in_node iptables -w -A OUTPUT -o eth0 ! -d "$HOST_IP/32" -m comment --comment "the node speaks only to the host" -j DROP
+	# The node itself: out of eth0 only to the host's end of the link. In
+	# POSTROUTING, where the device is the one a packet really leaves by
+	# (OUTPUT's is the route chosen before kube-proxy's NAT).
+	in_node iptables -w -t mangle -A POSTROUTING -o eth0 ! -d "$HOST_IP/32" -m comment --comment "the node speaks only to the host" -j DROP
 	in_node iptables -w -A FORWARD -o eth0 -m comment --comment "nothing is forwarded off the node" -j DROP
+	# The node's own clients (a load test run in it) reach Services: a
+	# route for their range, which kube-proxy's NAT turns into a Pod's
+	# address; one it does not is dropped by the rule above.
+	in_node ip route add "$SVC_CIDR" dev eth0
 	in_node ip6tables -w -P FORWARD DROP
 	in_node ip6tables -w -P OUTPUT DROP
 	in_node ip6tables -w -A OUTPUT -o lo -j ACCEPT
@@ -451,26 +462,13 @@ node() {
 	kubectl wait --for=condition=Ready "node/$NODE" --timeout=60s >/dev/null
 }
 
-workload() {
-	local dir=$repo/deploy/k8s/$OVERLAY
-	[ "$OVERLAY" = base ] || dir=$repo/deploy/k8s/overlays/$OVERLAY
-	[ -f "$dir/kustomization.yaml" ] || die "no overlay $OVERLAY (base, embedded or defects-off)"
-	mkdir -p "$ROOT/overlay"
-	{
-		echo "apiVersion: kustomize.config.k8s.io/v1beta1"
-		echo "kind: Kustomization"
-		# kustomize takes no absolute path: the overlay, from here.
-		echo "resources: [\"$(realpath -m --relative-to="$ROOT/overlay" "$dir")\"]"
-		echo "images:"
-		for svc in gateway security-svc errors-svc conformance-svc performance-svc; do
-			echo "  - {name: defect-showcase/$svc, newName: $PREFIX/$svc, newTag: \"$TAG\"}"
-		done
-	} >"$ROOT/overlay/kustomization.yaml"
+# restricted NAME: a namespace that enforces, warns and audits PodSecurity restricted.
+restricted() {
 	kubectl apply --server-side -f - >/dev/null <<-EOF
 		apiVersion: v1
 		kind: Namespace
 		metadata:
-		  name: $NS
+		  name: $1
 		  labels:
 		    pod-security.kubernetes.io/enforce: restricted
 		    pod-security.kubernetes.io/enforce-version: latest
@@ -479,7 +477,33 @@ workload() {
 		    pod-security.kubernetes.io/audit: restricted
 		    pod-security.kubernetes.io/audit-version: latest
 	EOF
-	wait_for "the default ServiceAccount" 30 kubectl get serviceaccount default -n "$NS"
+	wait_for "the default ServiceAccount of $1" 30 kubectl get serviceaccount default -n "$1"
+}
+
+# kustomization DIR NAME...: ROOT/DIR/kustomization.yaml, the repository's
+# kustomization at its path with the images NAME... at PREFIX and TAG.
+kustomization() {
+	local dir=$1 res=$2 name
+	shift 2
+	mkdir -p "$ROOT/$dir"
+	{
+		echo "apiVersion: kustomize.config.k8s.io/v1beta1"
+		echo "kind: Kustomization"
+		# kustomize takes no absolute path: the repository's, from here.
+		echo "resources: [\"$(realpath -m --relative-to="$ROOT/$dir" "$res")\"]"
+		echo "images:"
+		for name in "$@"; do
+			echo "  - {name: defect-showcase/$name, newName: $PREFIX/$name, newTag: \"$TAG\"}"
+		done
+	} >"$ROOT/$dir/kustomization.yaml"
+}
+
+workload() {
+	local dir=$repo/deploy/k8s/$OVERLAY
+	[ "$OVERLAY" = base ] || dir=$repo/deploy/k8s/overlays/$OVERLAY
+	[ -f "$dir/kustomization.yaml" ] || die "no overlay $OVERLAY (base, embedded or defects-off)"
+	kustomization overlay "$dir" gateway security-svc errors-svc conformance-svc performance-svc
+	restricted "$NS"
 	say "applying $OVERLAY in namespace $NS (PodSecurity restricted)"
 	kubectl apply --server-side --validate=strict -n "$NS" -k "$ROOT/overlay" >&2
 	if ! kubectl wait -n "$NS" --for=condition=Available deployment --all --timeout=180s >&2; then
@@ -529,7 +553,7 @@ up() {
 	# A failed start leaves nothing behind either (KEEP_ON_FAILURE=1 keeps it to look at).
 	trap 'rc=$?; if ((rc != 0)) && [ -z "${KEEP_ON_FAILURE:-}" ]; then say "kube-up failed: taking down what it made"; down >&2 || true; fi' EXIT
 	save_sysctls
-	echo "$PREFIX/pause:$TAG" >"$ROOT/pause-image"
+	echo "$PREFIX/pause:$TAG" >"$ROOT/built-images"
 	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o bin/showcase-pause ./deploy/kube-node/pause)
 	cp "$repo/bin/showcase-pause" "$ROOT/bin/pause"
 	# The node's namespaces, held by one pause process.
@@ -548,6 +572,38 @@ up() {
 	say "up in $((SECONDS - t0))s"
 	status
 	echo "make kube-down removes it all"
+}
+
+# prometheus: Prometheus in the node, in the namespace monitoring
+# (PodSecurity restricted), built from the Go module proxy into an image
+# FROM scratch; its API forwarded to 127.0.0.1:PROM_PORT.
+prometheus() {
+	[ -x "$BIN/prometheus" ] || die "missing: $BIN/prometheus (scripts/kube-deps.sh builds it)"
+	! port_taken "$PROM_PORT" || die "port $PROM_PORT is taken; choose another: PROM_PORT=..."
+	# shellcheck disable=SC1091
+	. "$ROOT/up"
+	# shellcheck disable=SC2154 # up's record
+	TAG=$tag
+	local ctx out
+	ctx=$(mktemp -d)
+	cp "$BIN/prometheus" "$ctx/prometheus"
+	printf 'FROM scratch\nCOPY prometheus /bin/prometheus\nUSER 65534:65534\nENTRYPOINT ["/bin/prometheus"]\n' >"$ctx/Dockerfile"
+	out=$(docker build -q -t "$PREFIX/prometheus:$TAG" "$ctx" 2>&1) || die "docker build of the Prometheus image: $out"
+	rm -rf "$ctx"
+	echo "$PREFIX/prometheus:$TAG" >>"$ROOT/built-images"
+	load "$PREFIX/prometheus:$TAG"
+	restricted monitoring
+	kustomization prometheus "$repo/deploy/k8s/prometheus" prometheus
+	kubectl apply --server-side --validate=strict -n monitoring -k "$ROOT/prometheus" >&2
+	kubectl wait -n monitoring --for=condition=Available deployment/prometheus --timeout=120s >&2 ||
+		die "Prometheus did not become Available"
+	local pod
+	pod=$(kubectl get pods -n monitoring -l app.kubernetes.io/name=prometheus -o jsonpath='{.items[0].metadata.name}')
+	start_host prometheus-forward "$BIN/kubectl" --kubeconfig "$ROOT/admin.kubeconfig" port-forward --address 127.0.0.1 \
+		-n monitoring "pod/$pod" "$PROM_PORT:9090"
+	wait_for "the port forward to Prometheus" 30 bash -c "(exec 3<>/dev/tcp/127.0.0.1/$PROM_PORT)"
+	echo "prom_port=$PROM_PORT" >>"$ROOT/up"
+	echo "kube-node: Prometheus http://127.0.0.1:$PROM_PORT (Pod $pod), discovering the Pods (job kubernetes-pods)"
 }
 
 # ---------------------------------------------------------------- down
@@ -640,9 +696,10 @@ down() {
 			[ -z "$line" ] || sysctl -qw "$line" || say "could not put back $line"
 		done <"$ROOT/sysctls"
 	fi
-	# The pause image up built into Docker (the images make images built stay).
-	if [ -f "$ROOT/pause-image" ]; then
-		docker rmi "$(cat "$ROOT/pause-image")" >/dev/null 2>&1 || true
+	# The images up built into Docker (pause, Prometheus); those make images built stay.
+	if [ -f "$ROOT/built-images" ]; then
+		# shellcheck disable=SC2046
+		docker rmi $(cat "$ROOT/built-images") >/dev/null 2>&1 || true
 	fi
 	if [ -f "$ROOT/made-on-host" ]; then
 		while IFS= read -r p; do
@@ -672,12 +729,16 @@ load)
 	is_up || die "not up"
 	load "$@"
 	;;
+prometheus)
+	is_up || die "not up"
+	prometheus
+	;;
 exec)
 	is_up || die "not up"
 	in_node "$@"
 	;;
 *)
-	echo "usage: $0 up|down|status|load IMAGE...|exec CMD..." >&2
+	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD..." >&2
 	exit 2
 	;;
 esac
