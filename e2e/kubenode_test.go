@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image/png"
 	"io"
 	"maps"
 	"net/http"
@@ -603,6 +604,25 @@ func kubeScraped(t *testing.T, node kubeNode) {
 		time.Sleep(time.Second)
 	}
 	t.Logf("the load: %d requests, by defect %v, all read back from Prometheus", report.Requests, want)
+
+	// The dashboard's picture from these answers: every panel has data.
+	picture := filepath.Join(t.TempDir(), "dashboard.png")
+	drawn, err := exec.Command(buildBinary(t, modulePath+"tools/cmd/showcase-dashboard"), "-prometheus", prom.base,
+		"-dashboard", "../deploy/grafana/showcase-dashboard.json", "-since", "2m", "-o", picture).CombinedOutput()
+	if err != nil {
+		t.Fatalf("showcase-dashboard: %v\n%s", err, drawn)
+	}
+	if lines := regexp.MustCompile(`(?m) (\d+) series$`).FindAllStringSubmatch(string(drawn), -1); len(lines) != 7 || strings.Contains(string(drawn), " 0 series") {
+		t.Errorf("the dashboard's panels, by Prometheus's answers during the load:\n%s", drawn)
+	}
+	f, err := os.Open(picture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("the dashboard's picture: %v", err)
+	}
 }
 
 // triggersOf counts, in a load's raw results, the requests that trigger

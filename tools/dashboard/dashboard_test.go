@@ -1,0 +1,62 @@
+package dashboard
+
+import (
+	"bytes"
+	"image/png"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/plot/vg"
+)
+
+// The shipped dashboard's panels load, each with its queries and legends.
+func TestLoadTheShippedDashboard(t *testing.T) {
+	panels, err := Load("../../deploy/grafana/showcase-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panels) != 7 {
+		t.Fatalf("%d panels, want the dashboard's 7", len(panels))
+	}
+	for _, p := range panels {
+		if p.Title == "" || len(p.Targets) == 0 {
+			t.Errorf("panel %+v: no title or no query", p)
+		}
+		for _, tg := range p.Targets {
+			if !strings.Contains(tg.Expr, "showcase_") || tg.Legend == "" {
+				t.Errorf("%s: query %q, legend %q", p.Title, tg.Expr, tg.Legend)
+			}
+		}
+	}
+}
+
+// Draw makes one PNG of the size asked, a panel with no data included, and
+// draws at most MaxSeries lines a panel.
+func TestDrawMakesOnePNG(t *testing.T) {
+	at := time.Unix(1_800_000_000, 0)
+	var many []Series
+	for i := range MaxSeries + 3 {
+		many = append(many, Series{Name: strings.Repeat("s", i+1), Points: []Point{{at, float64(i)}, {at.Add(5 * time.Second), float64(i + 1)}}})
+	}
+	panels := []Panel{{Title: "many", Unit: "reqps", Series: many}, {Title: "none"}, {Title: "one", Unit: "s", Series: many[:1]}}
+	var b bytes.Buffer
+	if err := Draw(&b, panels, 2, 4*vg.Inch, 2*vg.Inch); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// vgimg draws at 96 dots per inch by default.
+	if got := img.Bounds().Size(); got.X != 2*4*96 || got.Y != 2*2*96 {
+		t.Errorf("%v pixels, want 768×384", got)
+	}
+	d := drawn(many)
+	if len(d) != MaxSeries || d[0].Name != strings.Repeat("s", 4) {
+		t.Errorf("drawn: %d series from %q; want the %d highest, by name", len(d), d[0].Name, MaxSeries)
+	}
+	if err := Draw(&b, nil, 2, vg.Inch, vg.Inch); err == nil {
+		t.Error("drawing nothing did not fail")
+	}
+}
