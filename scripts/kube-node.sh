@@ -522,6 +522,10 @@ forward() {
 	start_host port-forward "$BIN/kubectl" --kubeconfig "$ROOT/admin.kubeconfig" port-forward --address 127.0.0.1 \
 		-n "$NS" "pod/$pod" "$PORT:8080" "$ADMIN_PORT:9090"
 	wait_for "the port forward" 30 bash -c "(exec 3<>/dev/tcp/127.0.0.1/$PORT) && (exec 3<>/dev/tcp/127.0.0.1/$ADMIN_PORT)"
+	# Available Deployments are not yet reachable Services: kube-proxy
+	# programs them a moment later. The gateway's /readyz asks every one
+	# through its Service.
+	wait_for "the gateway's services" 60 bash -c "exec 3<>/dev/tcp/127.0.0.1/$ADMIN_PORT && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"
 	cat >"$ROOT/up" <<-EOF
 		overlay=$OVERLAY
 		port=$PORT
@@ -735,7 +739,8 @@ prometheus)
 	;;
 exec)
 	is_up || die "not up"
-	in_node "$@"
+	# exec: the command gets this PID, and the signals sent to it.
+	exec nsenter -t "$(anchor_pid)" -n -m -- "$@"
 	;;
 *)
 	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD..." >&2

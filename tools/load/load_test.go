@@ -123,3 +123,14 @@ func TestRunFailsWithoutAnswers(t *testing.T) {
 		t.Fatalf("failed %v, unexpected %v", r.Failed(), r.Unexpected)
 	}
 }
+
+// Only keeps the kinds named, and refuses a name not in the mix.
+func TestOnlyTheKindsNamed(t *testing.T) {
+	kinds, err := Only([]string{"missing-field", " unknown path"})
+	if err != nil || len(kinds) != 2 || kinds[0].Name != "missing-field" || kinds[1].Name != "unknown path" {
+		t.Fatalf("%v %v", kinds, err)
+	}
+	if _, err := Only([]string{"no-such-kind"}); err == nil {
+		t.Error("an unknown kind was accepted")
+	}
+}

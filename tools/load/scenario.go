@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -145,4 +146,18 @@ func kindOf(kinds []Kind, method, rawURL string) *Kind {
 		}
 	}
 	return nil
+}
+
+// Only is the part of the Scenario with these kinds' names, in the
+// Scenario's order, their weights kept.
+func Only(names []string) ([]Kind, error) {
+	var kinds []Kind
+	for _, name := range names {
+		i := slices.IndexFunc(Scenario, func(k Kind) bool { return k.Name == strings.TrimSpace(name) })
+		if i < 0 {
+			return nil, fmt.Errorf("no kind %q in the mix", name)
+		}
+		kinds = append(kinds, Scenario[i])
+	}
+	return kinds, nil
 }

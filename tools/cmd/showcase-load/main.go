@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,6 +53,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for one answer")
 	out := fs.String("out", "", "a directory for results.bin (vegeta's format) and report.json")
 	quiet := fs.Bool("quiet", false, "no progress lines")
+	only := fs.String("only", "", "send only these kinds of the mix, comma-separated (missing-field,unknown path)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -64,6 +66,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	o := load.Options{Base: *base, Rate: *rate, Duration: *duration, Seed: *seed, Timeout: *timeout, Out: *out}
+	if *only != "" {
+		kinds, err := load.Only(strings.Split(*only, ","))
+		if err != nil {
+			return err
+		}
+		o.Kinds = kinds
+	}
 	if !*quiet {
 		o.Progress = stderr
 	}
