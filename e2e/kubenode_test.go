@@ -80,12 +80,12 @@ func TestKubernetesNode(t *testing.T) {
 	if exec.Command("docker", "info").Run() != nil {
 		need(t, "no Docker engine answers")
 	}
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns"} {
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "metrics-server"} {
 		if _, err := os.Stat(filepath.Join(kubeBinDir(), c)); err != nil {
 			need(t, c+" is not built (scripts/kube-deps.sh builds it from the Go module proxy)")
 		}
 	}
-	for _, c := range []string{"containerd", "runc", "tcpdump", "etcd", "nsenter"} {
+	for _, c := range []string{"containerd", "ctr", "runc", "tcpdump", "etcd", "nsenter"} {
 		requireTool(t, c)
 	}
 	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
@@ -157,6 +157,8 @@ func TestKubernetesNode(t *testing.T) {
 			if name == "base" {
 				t.Run("nothing leaves the node", func(t *testing.T) { kubeEgress(t, node) })
 				t.Run("Prometheus discovers the Pods and reads back a load", func(t *testing.T) { kubeScraped(t, node) })
+				t.Run("the autoscaler scales the gateway up and back", func(t *testing.T) { kubeAutoscaled(t, node) })
+				t.Run("the disruption budget holds at the Eviction API", func(t *testing.T) { kubeDisruptionBudget(t, node) })
 			}
 		})
 		down := run(t, nil, "make", "-C", "..", "kube-down")

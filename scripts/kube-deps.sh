@@ -8,8 +8,9 @@
 #   interface with it).
 # - From the Go module proxy, pinned: kube-apiserver, kube-controller-manager,
 #   kube-scheduler, kubelet, kube-proxy and kubectl ${KUBE_VERSION} (the
-#   e2e/kubeplane module), CoreDNS ${COREDNS_VERSION} and Prometheus (with
-#   Kubernetes discovery, which Debian's lacks), into
+#   e2e/kubeplane module), CoreDNS ${COREDNS_VERSION}, metrics-server
+#   ${METRICS_SERVER_VERSION} (the autoscaler's resource metrics) and
+#   Prometheus (with Kubernetes discovery, which Debian's lacks), into
 #   SHOWCASE_KUBE_BIN (default ~/.cache/defect-showcase/kube-${KUBE_VERSION}).
 #
 # Where it cannot install (not root, no apt), it says so; kube-up refuses to
@@ -21,6 +22,7 @@ COREDNS_VERSION=${COREDNS_VERSION:-v1.15.0}
 # Prometheus 3.16.0 (its Go module numbers v3.16 as v0.316): Debian's 2.42
 # is built without Kubernetes discovery.
 PROMETHEUS_MODULE_VERSION=v0.316.0
+METRICS_SERVER_VERSION=v0.8.0
 PROMETHEUS_VERSION=3.16.0
 kube_bin=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$KUBE_VERSION}
 
@@ -75,6 +77,19 @@ if ! "$kube_bin/prometheus" --version 2>/dev/null | grep -q "version ${PROMETHEU
 		mv "$tmp/prometheus" "$kube_bin/prometheus"
 	else
 		echo "kube-deps: could not build Prometheus"
+	fi
+	rm -rf "$tmp"
+fi
+if ! "$kube_bin/metrics-server" --version 2>/dev/null | grep -qx "${METRICS_SERVER_VERSION}"; then
+	echo "kube-deps: building metrics-server ${METRICS_SERVER_VERSION} from the Go module proxy (three minutes the first time)"
+	mkdir -p "$kube_bin"
+	tmp=$(mktemp -d)
+	if GOFLAGS=-mod=mod GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath \
+		-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}" \
+		"sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}"; then
+		mv "$tmp/metrics-server" "$kube_bin/metrics-server"
+	else
+		echo "kube-deps: could not build metrics-server"
 	fi
 	rm -rf "$tmp"
 fi

@@ -21,7 +21,8 @@
 # whose mounts never propagate to the host, so they all go when its last
 # process does. In it: etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, CoreDNS, a containerd of its own (Docker's is left
-# alone), kubelet and kube-proxy. Pods sit on a CNI bridge (10.244.0.0/24,
+# alone), kubelet, kube-proxy and metrics-server (behind the API server's
+# aggregation layer, for the gateway's autoscaler). Pods sit on a CNI bridge (10.244.0.0/24,
 # no masquerade); a raw-table fence, in place before containerd starts,
 # drops every packet from the bridge that is not for a Pod, a Service or
 # the node itself. What touches the host outside that is recorded and
@@ -54,7 +55,7 @@ CGROUP=defect-showcase
 MARK=.defect-showcase-kube # ROOT is removed only when it holds this file
 # What kubelet rewrites at start (kubeadm's and kind's nodes let it): put back by down.
 SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
-DAEMONS=(prometheus-forward port-forward kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd)
+DAEMONS=(prometheus-forward port-forward metrics-server kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd)
 
 say() { echo "kube-node: $*" >&2; }
 die() {
@@ -109,7 +110,7 @@ require() {
 	for c in containerd ctr runc nsenter unshare ip iptables ip6tables openssl etcd docker go; do
 		command -v "$c" >/dev/null 2>&1 || missing+=("$c")
 	done
-	for c in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
+	for c in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns metrics-server; do
 		[ -x "$BIN/$c" ] || missing+=("$BIN/$c")
 	done
 	for c in bridge host-local loopback; do
@@ -143,8 +144,14 @@ pki() {
 	openssl ecparam -name prime256v1 -genkey -noout -out "$d/ca.key" 2>/dev/null
 	openssl req -x509 -new -key "$d/ca.key" -subj "/CN=defect-showcase-kube-ca" -days 365 -out "$d/ca.crt" \
 		-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
-	# issue NAME SUBJECT EXTENDED-USAGE [SANS]
+	# The aggregation layer's own CA: the API server proves with it, to
+	# metrics-server, whom it forwards a request for.
+	openssl ecparam -name prime256v1 -genkey -noout -out "$d/front-proxy-ca.key" 2>/dev/null
+	openssl req -x509 -new -key "$d/front-proxy-ca.key" -subj "/CN=defect-showcase-kube-front-proxy-ca" -days 365 -out "$d/front-proxy-ca.crt" \
+		-addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+	# issue NAME SUBJECT EXTENDED-USAGE [SANS], signed by CA (default ca)
 	issue() {
+		local ca=${CA:-ca}
 		openssl ecparam -name prime256v1 -genkey -noout -out "$d/$1.key" 2>/dev/null
 		openssl req -new -key "$d/$1.key" -subj "$2" -out "$d/$1.csr" 2>/dev/null
 		{
@@ -152,7 +159,7 @@ pki() {
 			echo "extendedKeyUsage=$3"
 			[ -z "${4:-}" ] || echo "subjectAltName=$4"
 		} >"$d/$1.ext"
-		openssl x509 -req -in "$d/$1.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 365 \
+		openssl x509 -req -in "$d/$1.csr" -CA "$d/$ca.crt" -CAkey "$d/$ca.key" -CAcreateserial -days 365 \
 			-extfile "$d/$1.ext" -out "$d/$1.crt" 2>/dev/null
 		rm -f "$d/$1.csr" "$d/$1.ext"
 	}
@@ -160,6 +167,8 @@ pki() {
 		"IP:$NODE_IP,IP:$SVC_API,IP:127.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
 	issue apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
 	issue kubelet "/CN=$NODE" serverAuth "IP:$NODE_IP,DNS:$NODE"
+	issue metrics-server "/CN=metrics-server" serverAuth "DNS:metrics-server.kube-system.svc,IP:$NODE_IP"
+	CA=front-proxy-ca issue front-proxy-client "/CN=front-proxy-client" clientAuth
 	openssl ecparam -name prime256v1 -genkey -noout -out "$d/sa.key" 2>/dev/null
 	openssl ec -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 	chmod 600 "$d"/*.key
@@ -168,11 +177,12 @@ pki() {
 	# RBAC knows; the admin's is the user's (and CoreDNS's).
 	local user tok
 	: >"$ROOT/tokens.csv"
-	for user in admin kubelet kube-proxy kube-scheduler kube-controller-manager; do
+	for user in admin kubelet kube-proxy kube-scheduler kube-controller-manager metrics-server; do
 		tok=$(openssl rand -hex 24)
 		case $user in
 		admin) echo "$tok,admin,admin,system:masters" ;;
 		kubelet) echo "$tok,system:node:$NODE,$NODE,system:nodes" ;;
+		metrics-server) echo "$tok,system:metrics-server,metrics-server" ;;
 		*) echo "$tok,system:$user,$user" ;;
 		esac >>"$ROOT/tokens.csv"
 		cat >"$ROOT/$user.kubeconfig" <<-EOF
@@ -241,6 +251,9 @@ network() {
 private_mounts() {
 	local p
 	: >"$ROOT/made-on-host"
+	# mount(8) keeps its userspace table in /run/mount, the host's /run:
+	# made by the first mount below if the host has none, and removed by down.
+	[ -e /run/mount ] || echo /run/mount >>"$ROOT/made-on-host"
 	for p in /run/containerd /var/lib/cni; do
 		if [ ! -e "$p" ]; then
 			mkdir -p "$p"
@@ -304,6 +317,11 @@ control_plane() {
 		--service-cluster-ip-range "$SVC_CIDR" \
 		--kubelet-client-certificate "$p/apiserver-kubelet-client.crt" --kubelet-client-key "$p/apiserver-kubelet-client.key" \
 		--kubelet-certificate-authority "$p/ca.crt" --kubelet-preferred-address-types InternalIP \
+		--requestheader-client-ca-file "$p/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+		--requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+		--requestheader-extra-headers-prefix X-Remote-Extra- \
+		--proxy-client-cert-file "$p/front-proxy-client.crt" --proxy-client-key-file "$p/front-proxy-client.key" \
+		--enable-aggregator-routing=true \
 		--profiling=false
 	wait_for kube-apiserver 90 kubectl get --raw /readyz
 	start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$ROOT/kube-controller-manager.kubeconfig" \
@@ -462,6 +480,105 @@ node() {
 	kubectl wait --for=condition=Ready "node/$NODE" --timeout=60s >/dev/null
 }
 
+# metrics: metrics-server, as the autoscaler needs it: a process of the
+# node (as kube-proxy is) reading each kubelet's /metrics/resource over
+# TLS it verifies (the cluster's CA: no --kubelet-insecure-tls), served
+# to the cluster as metrics.k8s.io through the API server's aggregation
+# layer (an APIService whose Service's endpoint is the node's address).
+metrics() {
+	# Its RBAC first, in force before it starts: without it metrics-server
+	# cannot read the request-header CA, and exits.
+	kubectl apply --server-side -f - >/dev/null <<-EOF
+		apiVersion: rbac.authorization.k8s.io/v1
+		kind: ClusterRole
+		metadata:
+		  name: system:metrics-server
+		rules:
+		  - apiGroups: [""]
+		    resources: [nodes/metrics]
+		    verbs: [get]
+		  - apiGroups: [""]
+		    resources: [pods, nodes]
+		    verbs: [get, list, watch]
+		---
+		apiVersion: rbac.authorization.k8s.io/v1
+		kind: ClusterRoleBinding
+		metadata:
+		  name: system:metrics-server
+		roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:metrics-server}
+		subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: system:metrics-server}]
+		---
+		apiVersion: rbac.authorization.k8s.io/v1
+		kind: ClusterRoleBinding
+		metadata:
+		  name: metrics-server:system:auth-delegator
+		roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator}
+		subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: system:metrics-server}]
+		---
+		apiVersion: rbac.authorization.k8s.io/v1
+		kind: RoleBinding
+		metadata:
+		  name: metrics-server-auth-reader
+		  namespace: kube-system
+		roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: extension-apiserver-authentication-reader}
+		subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: system:metrics-server}]
+		---
+		apiVersion: rbac.authorization.k8s.io/v1
+		kind: ClusterRole
+		metadata:
+		  name: system:aggregated-metrics-reader
+		  labels:
+		    rbac.authorization.k8s.io/aggregate-to-view: "true"
+		    rbac.authorization.k8s.io/aggregate-to-edit: "true"
+		    rbac.authorization.k8s.io/aggregate-to-admin: "true"
+		rules:
+		  - apiGroups: [metrics.k8s.io]
+		    resources: [pods, nodes]
+		    verbs: [get, list, watch]
+		---
+		apiVersion: v1
+		kind: Service
+		metadata:
+		  name: metrics-server
+		  namespace: kube-system
+		spec:
+		  ports: [{name: https, port: 443, targetPort: 4443, protocol: TCP}]
+		---
+		apiVersion: discovery.k8s.io/v1
+		kind: EndpointSlice
+		metadata:
+		  name: metrics-server
+		  namespace: kube-system
+		  labels: {kubernetes.io/service-name: metrics-server}
+		addressType: IPv4
+		ports: [{name: https, port: 4443, protocol: TCP}]
+		endpoints: [{addresses: ["$NODE_IP"], conditions: {ready: true}}]
+		---
+		apiVersion: apiregistration.k8s.io/v1
+		kind: APIService
+		metadata:
+		  name: v1beta1.metrics.k8s.io
+		spec:
+		  group: metrics.k8s.io
+		  version: v1beta1
+		  groupPriorityMinimum: 100
+		  versionPriority: 100
+		  service: {name: metrics-server, namespace: kube-system, port: 443}
+		  caBundle: $(base64 -w0 "$ROOT/pki/ca.crt")
+	EOF
+	wait_for "metrics-server's RBAC" 30 kubectl auth can-i get configmaps/extension-apiserver-authentication -n kube-system --as system:metrics-server
+	start metrics-server "$BIN/metrics-server" --bind-address "$NODE_IP" --secure-port 4443 \
+		--tls-cert-file "$ROOT/pki/metrics-server.crt" --tls-private-key-file "$ROOT/pki/metrics-server.key" \
+		--kubeconfig "$ROOT/metrics-server.kubeconfig" --authentication-kubeconfig "$ROOT/metrics-server.kubeconfig" \
+		--authorization-kubeconfig "$ROOT/metrics-server.kubeconfig" \
+		--kubelet-certificate-authority "$ROOT/pki/ca.crt" --kubelet-preferred-address-types InternalIP \
+		--kubelet-use-node-status-port --metric-resolution 15s --profiling=false
+	if ! kubectl wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=60s >/dev/null; then
+		tail -n 20 "$ROOT/logs/metrics-server.log" >&2
+		die "metrics-server's API did not become Available"
+	fi
+}
+
 # restricted NAME: a namespace that enforces, warns and audits PodSecurity restricted.
 restricted() {
 	kubectl apply --server-side -f - >/dev/null <<-EOF
@@ -571,6 +688,7 @@ up() {
 	runtime
 	images
 	node
+	metrics
 	workload
 	forward
 	say "up in $((SECONDS - t0))s"
