@@ -70,3 +70,15 @@ func TestDocsLinks(t *testing.T) {
 		}
 	}
 }
+
+// The README is the front door, read in ten minutes: at most 2,500 words
+// (as wc -w counts them); the reference lives in docs/.
+func TestReadmeLength(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(strings.Fields(string(readme))); n > 2500 {
+		t.Errorf("README.md has %d words; the front door holds 2,500: move the detail to docs/", n)
+	}
+}

@@ -4,8 +4,9 @@ import "time"
 
 // Version is the version of the ground truth: its format and its facts. It
 // grows whenever either changes, so a scorer can tell which catalogue a
-// report is to be judged against.
-const Version = 2
+// report is to be judged against. Version 3 added each operation's
+// reached counts; version 2 is the same without them.
+const Version = 3
 
 // Truth is the ground truth of one instance: every planted defect, where it
 // is, how it shows, what detects it, and whether this instance has it
@@ -41,7 +42,26 @@ type TruthEntry struct {
 	Active        bool   `json:"active"`
 	// Exposure is what the instance saw of it; absent from a file.
 	Exposure *Exposure `json:"exposure,omitempty"`
+	// Reached is what the instance saw of the requests to its operation,
+	// whatever they triggered; absent from a file.
+	Reached *Reached `json:"reached,omitempty"`
 }
+
+// Reached counts the requests an instance received for one operation of
+// the contract since ExposureSince: those with the operation's method by
+// the class of their answer's status, and those to its path with another
+// method (405, OPTIONS). It tells a run that tested an operation and found
+// nothing to trigger from one that never got there.
+type Reached struct {
+	Count uint64 `json:"count"` // requests with the operation's method
+	// ByStatus splits Count by status class: "2xx", "3xx", "4xx", "5xx".
+	ByStatus     map[string]uint64 `json:"by_status"`
+	OtherMethods uint64            `json:"other_methods"`
+	First        *time.Time        `json:"first"` // the first request with its method; null while Count is 0
+}
+
+// StatusClasses are the keys of Reached.ByStatus, every one always present.
+var StatusClasses = []string{"2xx", "3xx", "4xx", "5xx"}
 
 // Exposure is how often an instance's planted defect was triggered (its
 // planted code ran and produced its symptom) since ExposureSince, when first

@@ -20,6 +20,7 @@ import (
 	"github.com/defectshowcase/showcase/platform/observe"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 	"github.com/defectshowcase/showcase/suite"
+	"github.com/defectshowcase/showcase/tools/score"
 )
 
 // deployment is the showcase as real processes: the gateway alone, or in
@@ -115,7 +116,10 @@ func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
 				t.Fatalf("%s at start: %+v, want count 0 and nulls", e.ID, e.Exposure)
 			}
 		}
+		checkReached(t, truth, nil)
 	}
+	// What each operation received, from the answers the client got.
+	sent := map[string]*catalogue.Reached{}
 	send := func(c suite.Case, id string) {
 		t.Helper()
 		c.Header = c.Header.Clone()
@@ -127,6 +131,19 @@ func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
 		res, err := suite.Do(t.Context(), client, d.base, c)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if e, ok := endpointAt(c.Target); ok {
+			r := sent[e.Path]
+			if r == nil {
+				r = &catalogue.Reached{ByStatus: map[string]uint64{}}
+				sent[e.Path] = r
+			}
+			if c.Method == e.Method || c.Method == "" && e.Method == http.MethodGet {
+				r.Count++
+				r.ByStatus[fmt.Sprintf("%dxx", res.Status/100)]++
+			} else {
+				r.OtherMethods++
+			}
 		}
 		if got := res.Header.Get("X-Request-Id"); got != id {
 			t.Errorf("%s %s: request ID %q, want %q", c.Method, c.Target, got, id)
@@ -152,6 +169,12 @@ func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
 	}
 	after := time.Now().UTC()
 	truth := defectsOf(t, d)
+	checkReached(t, truth, sent)
+	for _, e := range truth.Defects {
+		if f := e.Reached.First; f == nil || f.Before(before) || f.After(after) {
+			t.Errorf("%s: first reached at %v, want between %v and %v", e.ID, f, before, after)
+		}
+	}
 	counters := triggeredCounters(t, d)
 	for _, e := range truth.Defects {
 		def := catalogue.DefectOf(e.ID)
@@ -191,11 +214,49 @@ func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
 			t.Errorf("%s after reset: %+v", e.ID, e.Exposure)
 		}
 	}
+	checkReached(t, truth, nil)
 	if truth.ExposureSince == nil || !truth.ExposureSince.Equal(reset.ExposureSince) {
 		t.Errorf("exposure_since %v after a reset at %v", truth.ExposureSince, reset.ExposureSince)
 	}
 	if again := triggeredCounters(t, d); fmt.Sprint(again) != fmt.Sprint(counters) {
 		t.Errorf("the counters changed with the reset: %v, were %v", again, counters)
+	}
+}
+
+// endpointAt is the contract's operation at a request target's path.
+func endpointAt(target string) (catalogue.Endpoint, bool) {
+	path, _, _ := strings.Cut(target, "?")
+	for _, e := range catalogue.Endpoints {
+		if e.Path == path {
+			return e, true
+		}
+	}
+	return catalogue.Endpoint{}, false
+}
+
+// checkReached: every defect's operation has reached counts, each status
+// class present, equal to want's (nil: none).
+func checkReached(t *testing.T, truth catalogue.Truth, want map[string]*catalogue.Reached) {
+	t.Helper()
+	for _, e := range truth.Defects {
+		got := e.Reached
+		if got == nil || len(got.ByStatus) != len(catalogue.StatusClasses) {
+			t.Errorf("%s: reached %+v, want every status class", e.ID, got)
+			continue
+		}
+		w := want[e.Operation.Path]
+		if w == nil {
+			w = &catalogue.Reached{}
+		}
+		for _, c := range catalogue.StatusClasses {
+			if got.ByStatus[c] != w.ByStatus[c] {
+				t.Errorf("%s: reached %v, want %v", e.ID, got.ByStatus, w.ByStatus)
+				break
+			}
+		}
+		if got.Count != w.Count || got.OtherMethods != w.OtherMethods || (got.First == nil) != (w.Count == 0) {
+			t.Errorf("%s: reached %d (first %v), other methods %d; want %d, %d", e.ID, got.Count, got.First, got.OtherMethods, w.Count, w.OtherMethods)
+		}
 	}
 }
 
@@ -243,9 +304,11 @@ func triggeredCounters(t *testing.T, d deployment) map[catalogue.ID]float64 {
 }
 
 // The scorer against a live instance: a report that names every defect but
-// CONF-04 and PERF-02, after traffic that triggered every defect but
-// PERF-02, scores eight reported, CONF-04 missed though reached, and
-// PERF-02 missed and never reached, reading the exposure from the running
+// CONF-04, ERR-03 and PERF-02, after traffic that triggered every defect
+// but those two, and sent ERR-03's operation a request that does not
+// trigger it, scores seven reported, CONF-04 missed though triggered,
+// ERR-03 missed though reached, and PERF-02 missed and never reached (nine
+// operations of ten reached), reading the exposure from the running
 // gateway's admin port.
 func TestScoreAgainstALiveInstance(t *testing.T) {
 	t.Parallel()
@@ -253,9 +316,13 @@ func TestScoreAgainstALiveInstance(t *testing.T) {
 	d := startDeployment(t, false)
 	client := &http.Client{Timeout: time.Minute}
 	report := "method,path,class\n"
+	clean := suite.Case{Method: "POST", Target: suite.PathUnicodeEncoding, ContentType: "application/json", Body: `{"text":"plain"}`}
+	if _, err := suite.Do(t.Context(), client, d.base, clean); err != nil {
+		t.Fatal(err)
+	}
 	for _, def := range catalogue.Defects {
 		e := catalogue.EndpointOf(def.ID)
-		if def.ID != catalogue.PERF02 {
+		if def.ID != catalogue.PERF02 && def.ID != catalogue.ERR03 {
 			for _, tr := range def.Triggers {
 				c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
 				if tr.Body != "" {
@@ -266,7 +333,7 @@ func TestScoreAgainstALiveInstance(t *testing.T) {
 				}
 			}
 		}
-		if def.ID != catalogue.PERF02 && def.ID != catalogue.CONF04 {
+		if def.ID != catalogue.PERF02 && def.ID != catalogue.CONF04 && def.ID != catalogue.ERR03 {
 			report += fmt.Sprintf("%s,%s,%s\n", e.Method, e.Path, def.Classes[0])
 		}
 	}
@@ -278,23 +345,21 @@ func TestScoreAgainstALiveInstance(t *testing.T) {
 	if err != nil {
 		t.Fatalf("showcase-score: %v", err)
 	}
-	var sc struct {
-		Defects []struct {
-			ID       catalogue.ID `json:"id"`
-			Reported bool         `json:"reported"`
-			Exposed  *bool        `json:"exposed"`
-		} `json:"defects"`
-		Unplanted []json.RawMessage `json:"unplanted"`
-	}
+	var sc score.Scorecard
 	if err := json.Unmarshal(out, &sc); err != nil || len(sc.Defects) != 10 || len(sc.Unplanted) != 0 {
 		t.Fatalf("%v: %s", err, out)
 	}
 	for _, def := range sc.Defects {
-		wantReported := def.ID != catalogue.PERF02 && def.ID != catalogue.CONF04
-		wantExposed := def.ID != catalogue.PERF02
-		if def.Reported != wantReported || def.Exposed == nil || *def.Exposed != wantExposed {
-			t.Errorf("%s: reported %v exposed %v; want %v, %v", def.ID, def.Reported, def.Exposed, wantReported, wantExposed)
+		want := map[catalogue.ID]string{catalogue.CONF04: "missed, triggered", catalogue.ERR03: "missed, reached", catalogue.PERF02: "missed, never reached"}[def.ID]
+		if want == "" {
+			want = "reported"
 		}
+		if def.Verdict() != want {
+			t.Errorf("%s: %s, want %s (%+v)", def.ID, def.Verdict(), want, def)
+		}
+	}
+	if r := sc.Reached; r == nil || r.Operations != 9 || r.Of != 10 || len(r.Missed) != 1 || r.Missed[0] != catalogue.PERF02 || sc.TestedNothing {
+		t.Errorf("reached %+v, tested nothing %v; want 9 of 10, PERF-02 missed", r, sc.TestedNothing)
 	}
 	// A report it cannot read: exit 2, naming the file and line.
 	_ = os.WriteFile(file, []byte("method,path,class\nGET,/x,broken\n"), 0o644)
@@ -305,5 +370,72 @@ func TestScoreAgainstALiveInstance(t *testing.T) {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), file+":2:") {
 		t.Errorf("a bad report: %v, %s", err, stderr.String())
+	}
+}
+
+// A run that tested nothing is never a clean score. nuclei's real report
+// of a run that sent no request (against the contract as served with
+// DEFECTS=none: exit 0, "No results found", an empty JSONL), scored against
+// an instance that received nothing, is "tested nothing"; given as the
+// baseline of a run that did test, it gives no false positive rate. The
+// same empty report with a baseline instance that was reached gives one.
+func TestTestedNothing(t *testing.T) {
+	t.Parallel()
+	scorer := buildBinary(t, modulePath+"tools/cmd/showcase-score")
+	empty := "../tools/score/testdata/samples/nuclei-3.11.1/view-ba02795/as-served/defects-none-json/nuclei.jsonl"
+	if b, err := os.ReadFile(empty); err != nil || len(b) != 0 {
+		t.Fatalf("the sample: %v, %d bytes", err, len(b))
+	}
+	off := startDeployment(t, false, "DEFECTS=none")
+	on := startDeployment(t, false)
+	client := &http.Client{Timeout: time.Minute}
+	for _, def := range catalogue.Defects {
+		e := catalogue.EndpointOf(def.ID)
+		tr := def.Triggers[0]
+		c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
+		if tr.Body != "" {
+			c.ContentType = "application/json"
+		}
+		if _, err := suite.Do(t.Context(), client, on.base, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scoreJSON := func(args ...string) score.Scorecard {
+		t.Helper()
+		out, err := exec.Command(scorer, append([]string{"-format", "json", "-tool", "nuclei v3.11.1"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("showcase-score %v: %v", args, err)
+		}
+		var sc score.Scorecard
+		if err := json.Unmarshal(out, &sc); err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	offTruth := off.admins[0] + gateway.PathDefects
+	sc := scoreJSON("-exposure", offTruth, empty)
+	if !sc.TestedNothing || sc.Reached == nil || sc.Reached.Operations != 0 || len(sc.Reached.Missed) != 10 {
+		t.Errorf("the empty run against an instance that received nothing: tested nothing %v, reached %+v", sc.TestedNothing, sc.Reached)
+	}
+	text, err := exec.Command(scorer, "-tool", "nuclei v3.11.1", "-exposure", offTruth, empty).Output()
+	if err != nil || !strings.Contains(string(text), "tested nothing: its requests reached none of the 10 operations") {
+		t.Errorf("the text scorecard: %v\n%s", err, text)
+	}
+
+	sc = scoreJSON("-exposure", on.admins[0]+gateway.PathDefects, "-baseline", empty, "-baseline-exposure", offTruth, empty)
+	if !sc.BaselineTestedNothing || sc.Total.FPR != nil || sc.Total.J != nil || sc.TestedNothing || sc.Reached.Operations != 10 {
+		t.Errorf("with a baseline that tested nothing: baseline tested nothing %v, FPR %v, J %v; reached %+v", sc.BaselineTestedNothing, sc.Total.FPR, sc.Total.J, sc.Reached)
+	}
+	// The same empty report, its instance reached: a baseline, FPR 0.
+	if _, err := suite.Do(t.Context(), client, off.base, suite.Case{Target: suite.PathMissingField}); err != nil {
+		t.Fatal(err)
+	}
+	sc = scoreJSON("-exposure", on.admins[0]+gateway.PathDefects, "-baseline", empty, "-baseline-exposure", offTruth, empty)
+	if sc.BaselineTestedNothing || sc.Total.FPR == nil || *sc.Total.FPR != 0 || sc.BaselineReached == nil || sc.BaselineReached.Operations != 1 {
+		t.Errorf("with a baseline that reached one operation: %v, FPR %v, reached %+v", sc.BaselineTestedNothing, sc.Total.FPR, sc.BaselineReached)
+	}
+	// A baseline's exposure must be of DEFECTS=none.
+	if out, err := exec.Command(scorer, "-exposure", on.admins[0]+gateway.PathDefects, "-tool", "x", "-baseline", empty, "-baseline-exposure", on.admins[0]+gateway.PathDefects, empty).CombinedOutput(); err == nil || !strings.Contains(string(out), "not none") {
+		t.Errorf("a baseline exposure with defects on: %v\n%s", err, out)
 	}
 }

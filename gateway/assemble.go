@@ -200,8 +200,8 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, ti
 		return server.Built{}, errors.Join(err, closeAll())
 	}
 	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready, Admin: map[string]http.Handler{
-		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure),
-		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure),
+		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure, g.reach),
+		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure, g.reach),
 	}}, nil
 }
 
@@ -214,15 +214,16 @@ const (
 )
 
 // defectsReport answers the catalogue's ground truth for the instance's
-// setting, with the exposure log's counts.
-func defectsReport(active catalogue.Set, log *observe.ExposureLog) http.Handler {
+// setting, with the exposure log's counts and the requests each defect's
+// operation received.
+func defectsReport(active catalogue.Set, log *observe.ExposureLog, reach *reachLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		respond.Value(w, http.StatusOK, withExposure(catalogue.GroundTruth(active), log))
+		respond.Value(w, http.StatusOK, withExposure(catalogue.GroundTruth(active), log, reach))
 	})
 }
 
-// withExposure adds the log's counts to truth.
-func withExposure(truth catalogue.Truth, log *observe.ExposureLog) catalogue.Truth {
+// withExposure adds the logs' counts to truth.
+func withExposure(truth catalogue.Truth, log *observe.ExposureLog, reach *reachLog) catalogue.Truth {
 	since, seen := log.Snapshot()
 	since = since.UTC()
 	truth.ExposureSince = &since
@@ -234,14 +235,16 @@ func withExposure(truth catalogue.Truth, log *observe.ExposureLog) catalogue.Tru
 				Example: &catalogue.Example{Method: e.Method, Target: e.Target, RequestID: e.RequestID}}
 		}
 		truth.Defects[i].Exposure = x
+		truth.Defects[i].Reached = reach.snapshot(d.Operation.Path)
 	}
 	return truth
 }
 
-// resetExposure empties the exposure log: /defects counts from now on. The
-// Prometheus counters never reset.
-func resetExposure(log *observe.ExposureLog) http.Handler {
+// resetExposure empties the exposure log and the reached counts: /defects
+// counts from now on. The Prometheus counters never reset.
+func resetExposure(log *observe.ExposureLog, reach *reachLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		reach.reset()
 		since := log.Reset().UTC()
 		respond.Value(w, http.StatusOK, struct {
 			ExposureSince time.Time `json:"exposure_since"`

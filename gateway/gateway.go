@@ -58,6 +58,7 @@ type Gateway struct {
 	publicURL string // the base URL a contract with an absolute server names; "" for the request's own
 	site      *web.Site
 	own       http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
+	reach     *reachLog    // the requests each operation received
 }
 
 type row struct {
@@ -80,7 +81,7 @@ func New(handlers map[string]Handler, served *contract.Contract, publicURL strin
 	if err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
-	g := &Gateway{contract: views, publicURL: publicURL, site: site}
+	g := &Gateway{contract: views, publicURL: publicURL, site: site, reach: newReachLog()}
 	for _, c := range catalogue.Categories {
 		h, ok := handlers[c.Name]
 		if !ok {
@@ -104,7 +105,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	for _, rw := range g.rows {
 		if strings.HasPrefix(path, rw.prefix) && (len(path) == len(rw.prefix) || path[len(rw.prefix)] == '/') {
+			w, reached := g.reach.writer(w, r)
 			rw.handler.ServeHTTP(w, r)
+			if reached != nil {
+				reached.done()
+			}
 			return
 		}
 	}

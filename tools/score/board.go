@@ -18,8 +18,10 @@ type Scoreboard struct {
 var verdictMarks = []struct{ verdict, mark, meaning string }{
 	{"reported", "✔", "reported"},
 	{"reported, never triggered", "✔!", "reported, but the exposure says never triggered"},
-	{"missed, reached", "◐", "missed, though its traffic triggered it"},
-	{"missed, never reached", "○", "missed, never triggered"},
+	{"missed, triggered", "◐", "missed, though its traffic triggered it"},
+	{"missed, reached", "◔", "missed; its operation reached, the defect never triggered"},
+	{"missed, not triggered", "○", "missed, never triggered (the instance did not count what was reached)"},
+	{"missed, never reached", "⊘", "missed; its operation never reached"},
 	{"missed", "✗", "missed (no exposure given)"},
 	{"off", "·", "switched off"},
 }
@@ -73,6 +75,17 @@ func boardCounts(sc Scorecard) (reported, unplanted, falsePositives, errors stri
 	return fmt.Sprintf("%d/%d", sc.Total.Reported, sc.Total.Active), fmt.Sprint(len(sc.Unplanted)), fp, fmt.Sprint(sc.ToolErrors)
 }
 
+// reachCell is how many operations a run reached, "—" when not counted.
+func reachCell(sc Scorecard) string {
+	switch {
+	case sc.NotRun != "":
+		return "0"
+	case sc.Reached == nil:
+		return "—"
+	}
+	return fmt.Sprintf("%d/%d", sc.Reached.Operations, sc.Reached.Of)
+}
+
 // rates3 is a category's TPR, FPR and J in one cell; a tool that did not
 // run has none.
 func rates3(sc Scorecard, c CategoryScore) string {
@@ -111,8 +124,8 @@ func (b Scoreboard) verdicts(markdown bool) table {
 	for _, d := range catalogue.Defects {
 		t.header, t.align = append(t.header, string(d.ID)), append(t.align, ":-:")
 	}
-	t.header = append(t.header, "reported", "unplanted", "false positives", "tool errors")
-	t.align = append(t.align, "--:", "--:", "--:", "--:")
+	t.header = append(t.header, "reached", "reported", "unplanted", "false positives", "tool errors")
+	t.align = append(t.align, "--:", "--:", "--:", "--:", "--:")
 	for _, sc := range b.Tools {
 		tool := sc.Tool
 		if markdown {
@@ -123,7 +136,7 @@ func (b Scoreboard) verdicts(markdown bool) table {
 			row = append(row, mark(d, sc.NotRun != ""))
 		}
 		r, u, fp, e := boardCounts(sc)
-		t.rows = append(t.rows, append(row, r, u, fp, e))
+		t.rows = append(t.rows, append(row, reachCell(sc), r, u, fp, e))
 	}
 	return t
 }
@@ -233,9 +246,9 @@ func (b Scoreboard) writeSVG(w io.Writer) error {
 	}
 	ly := float64(height) - 30
 	x := 24.0
-	for _, m := range []string{"reported", "missed, reached", "missed, never reached", "off"} {
+	for _, m := range usedVerdicts(b.Tools...) {
 		fmt.Fprintf(&s, `<rect x="%.0f" y="%.0f" width="14" height="14" fill="%s"/><text x="%.0f" y="%.0f" font-size="13" fill="#444">%s</text>`, x, ly, verdictColour[m], x+20, ly+12, esc(m))
-		x += 200
+		x += 165
 	}
 	s.WriteString("\n</svg>\n")
 	_, err := io.WriteString(w, s.String())
@@ -245,11 +258,14 @@ func (b Scoreboard) writeSVG(w io.Writer) error {
 // boardNote is what a row says after its setting: that the tool did not
 // run, or how much it reported.
 func boardNote(sc Scorecard) string {
-	if sc.NotRun != "" {
+	if sc.TestedNothing {
 		return " · tested nothing"
 	}
 	r, u, fp, _ := boardCounts(sc)
 	s := " · " + r + " · " + u + " unplanted"
+	if sc.Reached != nil {
+		s = " · reached " + reachCell(sc) + s
+	}
 	if fp != "—" {
 		s += " · " + fp + " false pos."
 	}

@@ -48,6 +48,10 @@ type Finding struct {
 	Detail string `json:"detail"`
 	Count  int    `json:"count"` // how often the report has it
 	Line   int    `json:"line"`  // where in the report it is first
+	// Sent is the method the report gave when the operation at its path
+	// has another (nuclei's templates send GET to POST paths): the finding
+	// is on that operation all the same (see placeOnContract).
+	Sent string `json:"sent,omitempty"`
 }
 
 // Report is what a tool reported: its findings, deduplicated.
@@ -76,6 +80,7 @@ type findingKey struct {
 // add counts f n times, merging it with the finding of the same operation,
 // check, class and CWE.
 func (r *Report) add(f Finding, n int) {
+	f = placeOnContract(f)
 	k := findingKey{f.Operation, f.Check, f.Class, f.CWE}
 	if i, ok := r.index[k]; ok {
 		r.Findings[i].Count += n
@@ -190,10 +195,29 @@ func operationOf(method, target string) (Operation, bool) {
 	return Operation{Method: method, Path: path}, true
 }
 
-// pathOnly is the rule for a finding whose report gives a path and no
-// method: when the contract has exactly one operation at that path (each
-// of the showcase's paths has one), the finding is on it; otherwise it is
-// on the path, with no method, and on no operation of the contract.
+// The rule that places a finding, the same in every format: the path
+// decides. Where the contract has exactly one operation at a finding's
+// path (each of the showcase's paths has one), the finding is on that
+// operation, whatever method the report names or whether it names one:
+// SARIF names none, and nuclei's JSON names the GET its template sent to a
+// POST path, and both must land where the other does. The method sent is
+// kept in Sent. A path with several operations takes the method to choose
+// (none given, or none of them: on the path alone, no operation); a path
+// that is not the contract's is on no operation.
+func placeOnContract(f Finding) Finding {
+	if f.Operation.Method == "" || f.Operation.Path == "" {
+		return f
+	}
+	op := pathOnly(f.Operation.Path)
+	if op.Method != "" && op.Method != f.Operation.Method {
+		f.Sent, f.Operation = f.Operation.Method, op
+	}
+	return f
+}
+
+// pathOnly is the operation of a path given with no method: the contract's
+// one operation at that path; otherwise the path, with no method, on no
+// operation of the contract.
 func pathOnly(path string) Operation {
 	var found []catalogue.Endpoint
 	for _, e := range catalogue.Endpoints {

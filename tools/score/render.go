@@ -42,7 +42,13 @@ func (sc Scorecard) Headline() string {
 	if sc.NotRun != "" {
 		return fmt.Sprintf("tested nothing: %s", sc.NotRun)
 	}
+	if sc.TestedNothing {
+		return fmt.Sprintf("tested nothing: its requests reached none of the %d operations", sc.Reached.Of)
+	}
 	s := fmt.Sprintf("%d of %d planted defects reported, %d unplanted", sc.Total.Reported, sc.Total.Active, len(sc.Unplanted))
+	if sc.Reached != nil {
+		s = fmt.Sprintf("reached %d of %d operations, ", sc.Reached.Operations, sc.Reached.Of) + s
+	}
 	if sc.Baseline != "" {
 		s += ", " + plural(len(sc.FalsePositives), "false positive")
 	}
@@ -59,12 +65,26 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// Notes are what the reader must know besides the verdicts: the tool's own
-// errors, and an exposure that contradicts the report.
+// Notes are what the reader must know besides the verdicts: what the run
+// and its baseline never reached, the tool's own errors, and an exposure
+// that contradicts the report.
 func (sc Scorecard) Notes() []string {
 	var notes []string
+	switch {
+	case sc.NotRun != "":
+	case sc.TestedNothing:
+		notes = append(notes, "The run reached none of the contract's operations (the instance counted no request to any): it tested nothing, and its report, with findings or without, is evidence of nothing.")
+	case sc.Reached != nil && len(sc.Reached.Missed) > 0:
+		notes = append(notes, fmt.Sprintf("The run never reached %s: a miss there says nothing of the tool's checks.", missedOperations(sc.Reached.Missed)))
+	}
+	switch {
+	case sc.BaselineTestedNothing:
+		notes = append(notes, "The baseline reached none of the contract's operations: it tested nothing and is no evidence of precision, so no false positive rate is given.")
+	case sc.BaselineReached != nil && len(sc.BaselineReached.Missed) > 0:
+		notes = append(notes, fmt.Sprintf("The baseline never reached %s: its false positive rate covers the rest.", missedOperations(sc.BaselineReached.Missed)))
+	}
 	if sc.ToolErrors > 0 {
-		notes = append(notes, fmt.Sprintf("The report records %d errors of the tool's own (requests it could not make or checks it could not run): not findings, but part of the run tested nothing.", sc.ToolErrors))
+		notes = append(notes, fmt.Sprintf("%d errors of the tool's own (requests it could not make, checks it could not run): not findings; part of the run tested nothing.", sc.ToolErrors))
 	}
 	if len(sc.Contradicted) > 0 {
 		ids := make([]string, len(sc.Contradicted))
@@ -74,6 +94,16 @@ func (sc Scorecard) Notes() []string {
 		notes = append(notes, fmt.Sprintf("The exposure contradicts the report: it names %s, which the instance never saw triggered. The report and the exposure are from different runs.", strings.Join(ids, ", ")))
 	}
 	return notes
+}
+
+// missedOperations names the defects' operations, with method and path.
+func missedOperations(ids []catalogue.ID) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		e := catalogue.EndpointOf(id)
+		parts[i] = fmt.Sprintf("%s's operation (%s %s)", id, e.Method, e.Path)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (sc Scorecard) title() string {
@@ -88,11 +118,12 @@ func checks(fs []Finding) string {
 	return strings.Join(parts, ", ")
 }
 
-func triggered(d DefectScore) string {
-	if d.Triggered == nil {
+// count is a count the instance may not have kept: "—" then.
+func count(n *uint64) string {
+	if n == nil {
 		return "—"
 	}
-	return fmt.Sprint(*d.Triggered)
+	return fmt.Sprint(*n)
 }
 
 func rate(p *float64) string {
@@ -108,6 +139,9 @@ func findingLine(f Finding) string {
 		class = "no class"
 	}
 	s := fmt.Sprintf("%s  %s (%s) ×%d", f.Operation, f.Check, class, f.Count)
+	if f.Sent != "" {
+		s = fmt.Sprintf("%s (sent as %s)  %s (%s) ×%d", f.Operation, f.Sent, f.Check, class, f.Count)
+	}
 	if f.Detail != "" {
 		s += ": " + f.Detail
 	}
@@ -124,9 +158,9 @@ func (sc Scorecard) writeText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "DEFECT\tOPERATION\tVERDICT\tTRIGGERED\tFINDINGS\tFACES")
+	fmt.Fprintln(tw, "DEFECT\tOPERATION\tVERDICT\tREACHED\tTRIGGERED\tFINDINGS\tFACES")
 	for _, d := range sc.Defects {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Operation, d.Verdict(), triggered(d), orDash(checks(d.Findings)), orDash(checks(d.Faces)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.ID, d.Operation, d.Verdict(), count(d.Reached), count(d.Triggered), orDash(checks(d.Findings)), orDash(checks(d.Faces)))
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nunplanted findings: %d\n", len(sc.Unplanted))
@@ -162,10 +196,10 @@ func (sc Scorecard) writeMarkdown(w io.Writer) error {
 	for _, n := range sc.Notes() {
 		fmt.Fprintf(w, "> %s\n\n", md(n))
 	}
-	fmt.Fprintln(w, "| defect | operation | verdict | triggered | findings | faces |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| defect | operation | verdict | reached | triggered | findings | faces |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, d := range sc.Defects {
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s |\n", d.ID, d.Operation, d.Verdict(), triggered(d), md(orDash(checks(d.Findings))), md(orDash(checks(d.Faces))))
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s |\n", d.ID, d.Operation, d.Verdict(), count(d.Reached), count(d.Triggered), md(orDash(checks(d.Findings))), md(orDash(checks(d.Faces))))
 	}
 	list := func(title string, fs []Finding) {
 		fmt.Fprintf(w, "\n%s: %d\n", title, len(fs))
@@ -199,10 +233,30 @@ func esc(s string) string {
 var verdictColour = map[string]string{
 	"reported":                  "#1f77b4",
 	"reported, never triggered": "#1f77b4",
-	"missed, reached":           "#ff7f0e",
+	"missed, triggered":         "#ff7f0e",
+	"missed, reached":           "#d6604d",
+	"missed, not triggered":     "#b2182b",
 	"missed":                    "#b2182b",
-	"missed, never reached":     "#b2182b",
+	"missed, never reached":     "#67001f",
 	"off":                       "#bdbdbd",
+}
+
+// usedVerdicts are the verdicts the scorecards give, in Verdicts' order
+// (a legend's entries).
+func usedVerdicts(cards ...Scorecard) []string {
+	used := map[string]bool{}
+	for _, sc := range cards {
+		for _, d := range sc.Defects {
+			used[d.Verdict()] = true
+		}
+	}
+	var l []string
+	for _, v := range Verdicts {
+		if used[v] {
+			l = append(l, v)
+		}
+	}
+	return l
 }
 
 // writeSVG draws the scorecard for a slide (16:9): the ten defects as tiles
@@ -215,8 +269,12 @@ func (sc Scorecard) writeSVG(w io.Writer) error {
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
 	fmt.Fprintf(&b, `<text x="40" y="52" font-size="26" font-weight="bold" fill="#222">%s</text>`+"\n", esc(sc.Tool))
 	fmt.Fprintf(&b, `<text x="40" y="84" font-size="17" fill="#444">%s</text>`+"\n", esc(sc.Headline()+" · DEFECTS="+sc.Setting))
-	if len(sc.Contradicted) > 0 {
-		fmt.Fprintf(&b, `<text x="40" y="104" font-size="12" fill="#b2182b">%s</text>`+"\n", esc(fmt.Sprintf("The exposure contradicts the report (%v never triggered): they are from different runs.", sc.Contradicted)))
+	if notes := sc.Notes(); len(notes) > 0 {
+		note := notes[0]
+		if len(note) > 150 {
+			note = note[:strings.LastIndex(note[:150], " ")] + " …"
+		}
+		fmt.Fprintf(&b, `<text x="40" y="104" font-size="12" fill="#b2182b"><title>%s</title>%s</text>`+"\n", esc(strings.Join(notes, " ")), esc(note))
 	}
 	// The ten tiles.
 	tileW, gap := 82.0, 6.0
@@ -231,18 +289,9 @@ func (sc Scorecard) writeSVG(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, `<text x="%.0f" y="174" font-size="12" fill="#fff" text-anchor="middle">%s</text></g>`+"\n", x+tileW/2, esc(label))
 	}
-	legend := []string{"reported", "missed", "off"}
-	exposure := sc.Defects[0].Exposed != nil
-	if exposure {
-		legend = []string{"reported", "missed, reached", "missed", "off"}
-	}
-	for i, l := range legend {
-		x := 40 + float64(i)*190
-		name := l
-		if l == "missed" && exposure {
-			name = "missed, never reached"
-		}
-		fmt.Fprintf(&b, `<rect x="%.0f" y="212" width="14" height="14" fill="%s"/><text x="%.0f" y="224" font-size="13" fill="#444">%s</text>`+"\n", x, verdictColour[l], x+20, esc(name))
+	for i, l := range usedVerdicts(sc) {
+		x := 40 + float64(i)*175
+		fmt.Fprintf(&b, `<rect x="%.0f" y="212" width="14" height="14" fill="%s"/><text x="%.0f" y="224" font-size="13" fill="#444">%s</text>`+"\n", x, verdictColour[l], x+20, esc(l))
 	}
 	// The category bars.
 	top, rowH, barX, barW := 262.0, 52.0, 250.0, 480.0

@@ -14,6 +14,35 @@ import (
 type Instance struct {
 	Active   catalogue.Set
 	Exposure map[catalogue.ID]uint64 // nil: not known
+	// Reached counts the requests each defect's operation received with
+	// its method; nil: not counted (no exposure given, or a ground truth
+	// of version 2).
+	Reached map[catalogue.ID]uint64
+}
+
+// Reach is how much of the contract a run's requests reached, by the
+// instance's own count.
+type Reach struct {
+	Operations int `json:"operations"` // the contract's operations reached with their method
+	Of         int `json:"of"`
+	// Missed are the defects whose operation the run never reached.
+	Missed []catalogue.ID `json:"missed"`
+}
+
+// reachOf is inst's reach; nil when the instance did not count it.
+func reachOf(inst *Instance) *Reach {
+	if inst == nil || inst.Reached == nil {
+		return nil
+	}
+	r := &Reach{Of: len(catalogue.Defects), Missed: []catalogue.ID{}}
+	for _, d := range catalogue.Defects {
+		if inst.Reached[d.ID] > 0 {
+			r.Operations++
+		} else {
+			r.Missed = append(r.Missed, d.ID)
+		}
+	}
+	return r
 }
 
 // Scorecard is a report scored against the ground truth.
@@ -28,6 +57,17 @@ type Scorecard struct {
 	NotRun string `json:"not_run,omitempty"`
 	// ToolErrors counts the tool's own trouble in its report.
 	ToolErrors int `json:"tool_errors"`
+	// Reached is how much of the contract the run reached; null when the
+	// instance did not count it. TestedNothing: the run reached no
+	// operation (or NotRun): its report is evidence of nothing, findings
+	// or none.
+	Reached       *Reach `json:"reached"`
+	TestedNothing bool   `json:"tested_nothing"`
+	// The same of the baseline run, when its instance's counts are given.
+	// A baseline that tested nothing proves no precision: no false
+	// positive rate is given from it.
+	BaselineReached       *Reach `json:"baseline_reached,omitempty"`
+	BaselineTestedNothing bool   `json:"baseline_tested_nothing,omitempty"`
 	// Contradicted are the defects the report names that the instance's
 	// exposure says were never triggered: the report and the exposure are
 	// then from different runs, and the scorecard says so.
@@ -54,8 +94,11 @@ type DefectScore struct {
 	// Reported: a finding of one of its classes on its operation.
 	Reported bool `json:"reported"`
 	// Exposed: the tool's traffic triggered it (null when the instance's
-	// exposure was not given); Triggered is how often.
-	Exposed *bool `json:"exposed"`
+	// exposure was not given); Triggered is how often. Reached: how many
+	// requests its operation received with its method (null when the
+	// instance did not count them).
+	Exposed *bool   `json:"exposed"`
+	Reached *uint64 `json:"reached"`
 	// Contradicted: reported, but the exposure says never triggered.
 	Contradicted bool    `json:"contradicted,omitempty"`
 	Triggered    *uint64 `json:"triggered,omitempty"`
@@ -77,11 +120,18 @@ func (d DefectScore) Verdict() string {
 	case d.Exposed == nil:
 		return "missed"
 	case *d.Exposed:
+		return "missed, triggered"
+	case d.Reached == nil:
+		return "missed, not triggered"
+	case *d.Reached > 0:
 		return "missed, reached"
 	default:
 		return "missed, never reached"
 	}
 }
+
+// Verdicts are the words Verdict says, in order from best to worst.
+var Verdicts = []string{"reported", "reported, never triggered", "missed, triggered", "missed, reached", "missed, not triggered", "missed, never reached", "missed", "off"}
 
 // CategoryScore is a category's rates, OWASP Benchmark's way: the true
 // positive rate over the active defects, the false positive rate over the
@@ -103,8 +153,20 @@ type CategoryScore struct {
 // Score scores rep against the instance; baseline, if not nil, is a report
 // of the same tool against an instance with every defect switched off.
 func Score(rep Report, inst Instance, baseline *Report) Scorecard {
+	return ScoreAgainst(rep, inst, baseline, nil)
+}
+
+// ScoreAgainst is Score with the baseline's instance too, if known: a
+// baseline that reached no operation tested nothing, and gives no false
+// positive rate.
+func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instance) Scorecard {
 	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Format: rep.Format, Setting: inst.Active.String(), ToolErrors: rep.ToolErrors,
-		Unplanted: []Finding{}, Contradicted: []catalogue.ID{}}
+		Unplanted: []Finding{}, Contradicted: []catalogue.ID{}, Reached: reachOf(&inst)}
+	sc.TestedNothing = sc.Reached != nil && sc.Reached.Operations == 0
+	if baseline != nil {
+		sc.BaselineReached = reachOf(baseInst)
+		sc.BaselineTestedNothing = sc.BaselineReached != nil && sc.BaselineReached.Operations == 0
+	}
 	byID := map[catalogue.ID]*DefectScore{}
 	for _, d := range catalogue.Defects {
 		e := catalogue.EndpointOf(d.ID)
@@ -114,6 +176,10 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 			n := inst.Exposure[d.ID]
 			exposed := n > 0
 			ds.Exposed, ds.Triggered = &exposed, &n
+		}
+		if inst.Reached != nil {
+			n := inst.Reached[d.ID]
+			ds.Reached = &n
 		}
 		sc.Defects = append(sc.Defects, ds)
 	}
@@ -151,6 +217,8 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 			falseAlarm[f.Operation] = true
 		}
 	}
+	// A baseline gives the false positive rate only if it tested something.
+	precise := baseline != nil && !sc.BaselineTestedNothing
 	total := CategoryScore{Name: "all"}
 	for _, c := range catalogue.Categories {
 		cs := CategoryScore{Name: c.Name}
@@ -174,7 +242,7 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 				cs.Unplanted++
 			}
 		}
-		rates(&cs, baseline != nil)
+		rates(&cs, precise)
 		total.Active += cs.Active
 		total.Reported += cs.Reported
 		total.Operations += cs.Operations
@@ -182,7 +250,7 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 		sc.Categories = append(sc.Categories, cs)
 	}
 	total.Unplanted = len(sc.Unplanted) // those on no operation of the contract too
-	rates(&total, baseline != nil)
+	rates(&total, precise)
 	sc.Total = total
 	return sc
 }
@@ -191,7 +259,7 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 // that says so.
 func NotRun(tool, log, why string, inst Instance) Scorecard {
 	sc := Score(Report{File: log, Format: "log", Tool: tool, Findings: []Finding{}}, inst, nil)
-	sc.NotRun = why
+	sc.NotRun, sc.TestedNothing = why, true
 	return sc
 }
 
@@ -231,8 +299,8 @@ func ParseExposure(name string, data []byte) (Instance, error) {
 	if err := json.Unmarshal(data, &t); err != nil {
 		return Instance{}, documentError(name, data, "not the ground truth of /defects", err)
 	}
-	if t.Version != catalogue.Version {
-		return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("ground truth version %d: this scorer reads version %d", t.Version, catalogue.Version)}
+	if t.Version != catalogue.Version && t.Version != 2 {
+		return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("ground truth version %d: this scorer reads versions 2 and %d", t.Version, catalogue.Version)}
 	}
 	active, err := catalogue.Parse(t.Setting)
 	if err != nil {
@@ -243,11 +311,20 @@ func ParseExposure(name string, data []byte) (Instance, error) {
 		return inst, nil // a file without an instance behind it
 	}
 	inst.Exposure = map[catalogue.ID]uint64{}
+	if t.Version >= 3 {
+		inst.Reached = map[catalogue.ID]uint64{}
+	}
 	for _, d := range t.Defects {
 		if d.Exposure == nil {
 			return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("%s has no exposure", d.ID)}
 		}
 		inst.Exposure[d.ID] = d.Exposure.Count
+		if inst.Reached != nil {
+			if d.Reached == nil {
+				return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("%s has no reached counts (version %d has them)", d.ID, t.Version)}
+			}
+			inst.Reached[d.ID] = d.Reached.Count
+		}
 	}
 	return inst, nil
 }

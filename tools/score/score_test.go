@@ -7,7 +7,9 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -251,14 +253,15 @@ func TestFormats(t *testing.T) {
 		exposure[d.ID] = uint64(i + 1)
 	}
 	exposure[catalogue.PERF02] = 0 // missed, never reached
-	sc := score.Score(read(t, filepath.Join(oldSchemathesis, "defects-all-seed20240101"), "junit.xml"), score.Instance{Active: catalogue.All(), Exposure: exposure}, &base)
+	reached := maps.Clone(exposure)
+	sc := score.Score(read(t, filepath.Join(oldSchemathesis, "defects-all-seed20240101"), "junit.xml"), score.Instance{Active: catalogue.All(), Exposure: exposure, Reached: reached}, &base)
 	for _, f := range score.Formats {
 		var buf bytes.Buffer
 		if err := sc.Write(&buf, f); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 		out := buf.String()
-		for _, want := range []string{"9 of 10 planted defects reported, 0 unplanted, 3 false positives", "PERF-02"} {
+		for _, want := range []string{"reached 9 of 10 operations, 9 of 10 planted defects reported, 0 unplanted, 3 false positives", "PERF-02"} {
 			if f != "json" && !strings.Contains(out, want) {
 				t.Errorf("%s lacks %q", f, want)
 			}
@@ -295,7 +298,7 @@ func TestFormats(t *testing.T) {
 					}
 					break
 				}
-				if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "title" {
+				if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "g" {
 					tiles++
 				}
 			}
@@ -303,14 +306,26 @@ func TestFormats(t *testing.T) {
 				t.Errorf("svg: %d tiles", tiles)
 			}
 		case "text":
-			if !strings.Contains(out, "missed, never reached") {
-				t.Errorf("text: the exposure does not show:\n%s", out)
+			if !strings.Contains(out, "missed, never reached") || !strings.Contains(out, "never reached PERF-02's operation (GET /performance/inefficient-algorithm)") {
+				t.Errorf("text: what was never reached does not show:\n%s", out)
 			}
-			exposure[catalogue.PERF02] = 5
-			var again bytes.Buffer
-			_ = score.Score(read(t, filepath.Join(oldSchemathesis, "defects-all-seed20240101"), "junit.xml"), score.Instance{Active: catalogue.All(), Exposure: exposure}, nil).Write(&again, "text")
-			if !strings.Contains(again.String(), "missed, reached") {
-				t.Errorf("text: reached but not reported does not show:\n%s", again.String())
+			// Reached and not triggered; triggered; triggered, with the
+			// instance counting no reach (a version 2 ground truth).
+			for _, c := range []struct {
+				reached, triggered uint64
+				counted            bool
+				verdict            string
+			}{{4, 0, true, "missed, reached"}, {4, 5, true, "missed, triggered"}, {0, 0, false, "missed, not triggered"}, {0, 5, false, "missed, triggered"}} {
+				exposure[catalogue.PERF02], reached[catalogue.PERF02] = c.triggered, c.reached
+				inst := score.Instance{Active: catalogue.All(), Exposure: exposure, Reached: reached}
+				if !c.counted {
+					inst.Reached = nil
+				}
+				var again bytes.Buffer
+				_ = score.Score(read(t, filepath.Join(oldSchemathesis, "defects-all-seed20240101"), "junit.xml"), inst, nil).Write(&again, "text")
+				if !regexp.MustCompile(`PERF-02 +GET \S+ +` + c.verdict + `  `).MatchString(again.String()) {
+					t.Errorf("text: PERF-02 reached %d, triggered %d (counted %v) is not %q:\n%s", c.reached, c.triggered, c.counted, c.verdict, again.String())
+				}
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -47,17 +48,14 @@ func TestRealReportsOfThreeTools(t *testing.T) {
 	st, af := schemathesis, samples+"/apifuzzer-0.9.13"
 	sqli, dast := samples+"/nuclei-3.11.1/time-based-sqli-old/defects-all", samples+"/nuclei-3.11.1/dast/defects-all"
 	// nuclei's templates sent GET to every path; where the contract has
-	// POST, its JSON exports say GET, and the SARIF names no method.
+	// POST, its JSON exports say GET, and the SARIF names no method: in
+	// every format, each finding is on the operation at its path.
 	nucleiByPath := []string{
 		"GET /performance/inefficient-algorithm", "GET /response-conformance/missing-field",
 		"POST /internal-server-errors/improper-unicode-encoding", "GET /security/unauthenticated-access",
 		"GET /response-conformance/malformed-json", "GET /response-conformance/incorrect-content-type",
 		"POST /internal-server-errors/improper-input-type-handling", "GET /response-conformance/undocumented-status-code",
 		"POST /internal-server-errors/exceeding-column-size", "GET /performance/unbounded-result-set",
-	}
-	nucleiAsSent := slices.Clone(nucleiByPath)
-	for i, op := range nucleiAsSent {
-		nucleiAsSent[i] = strings.Replace(op, "POST", "GET", 1)
 	}
 	for _, c := range []struct {
 		dir, file, tool, format string
@@ -72,8 +70,8 @@ func TestRealReportsOfThreeTools(t *testing.T) {
 		{dir: st + "/defects-all-seed20240101", file: "junit.xml", tool: "Schemathesis 4.9.5", format: "junit", opt: score.Options{Tool: "Schemathesis 4.9.5"}, reported: catalogue.All().ActiveIDs()},
 		{dir: af + "/defects-all", file: "junit.xml.gz", tool: "APIFuzzer 0.9.13", format: "junit", reported: []catalogue.ID{catalogue.ERR01}, toolErrors: 80},
 		{dir: sqli, file: "nuclei.sarif", tool: "Nuclei v3.11.1", format: "sarif", unplanted: nucleiByPath},
-		{dir: sqli, file: "nuclei.json", tool: "nuclei", format: "nuclei-json", unplanted: nucleiAsSent},
-		{dir: sqli, file: "nuclei.jsonl", tool: "nuclei v3.11.1", format: "nuclei-jsonl", opt: score.Options{Tool: "nuclei v3.11.1"}, unplanted: nucleiAsSent},
+		{dir: sqli, file: "nuclei.json", tool: "nuclei", format: "nuclei-json", unplanted: nucleiByPath},
+		{dir: sqli, file: "nuclei.jsonl", tool: "nuclei v3.11.1", format: "nuclei-jsonl", opt: score.Options{Tool: "nuclei v3.11.1"}, unplanted: nucleiByPath},
 		{dir: dast, file: "nuclei.json", tool: "nuclei v3.11.1", format: "json", opt: score.Options{Tool: "nuclei v3.11.1"}},
 		{dir: dast, file: "nuclei.jsonl", tool: "nuclei v3.11.1", format: "empty", opt: score.Options{Tool: "nuclei v3.11.1"}},
 	} {
@@ -114,9 +112,10 @@ func TestRealReportsOfThreeTools(t *testing.T) {
 	}
 	// Its traffic reached CONF-04 and PERF-01 and it did not notice.
 	for _, d := range sc.Defects {
-		want := map[catalogue.ID]string{catalogue.ERR01: "reported", catalogue.CONF04: "missed, reached", catalogue.PERF01: "missed, reached"}[d.ID]
+		// Its exposure is of version 2, which counts no reach.
+		want := map[catalogue.ID]string{catalogue.ERR01: "reported", catalogue.CONF04: "missed, triggered", catalogue.PERF01: "missed, triggered"}[d.ID]
 		if want == "" {
-			want = "missed, never reached"
+			want = "missed, not triggered"
 		}
 		if d.Verdict() != want {
 			t.Errorf("APIFuzzer %s: %s, want %s", d.ID, d.Verdict(), want)
@@ -197,9 +196,9 @@ func TestRecognition(t *testing.T) {
 	}
 }
 
-// The rule for a finding with a path and no method: the contract's one
-// operation at that path; a path that is not the contract's is on no
-// operation; a method the path does not have is on no planted operation.
+// The rule that places a finding: the contract's one operation at its
+// path, with the method given or without, or another (kept as sent); a
+// path that is not the contract's is on no operation.
 func TestPathAlone(t *testing.T) {
 	t.Parallel()
 	csv := "method,path,class\n" +
@@ -211,12 +210,15 @@ func TestPathAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"POST /internal-server-errors/improper-unicode-encoding", "GET /performance/unbounded-result-set", "/admin", "GET /internal-server-errors/exceeding-column-size"}
+	want := []string{"POST /internal-server-errors/improper-unicode-encoding", "GET /performance/unbounded-result-set", "/admin", "POST /internal-server-errors/exceeding-column-size"}
 	if got := operations(rep.Findings); !slices.Equal(got, want) {
 		t.Fatalf("operations %q, want %q", got, want)
 	}
+	if sent := rep.Findings[3].Sent; sent != "GET" || rep.Findings[0].Sent != "" {
+		t.Errorf("the method sent: %q and %q, want GET and none", sent, rep.Findings[0].Sent)
+	}
 	sc := score.Score(rep, score.Instance{Active: catalogue.All()}, nil)
-	if got := reported(sc); !slices.Equal(got, []catalogue.ID{catalogue.ERR03, catalogue.PERF01}) || len(sc.Unplanted) != 2 {
+	if got := reported(sc); !slices.Equal(got, []catalogue.ID{catalogue.ERR02, catalogue.ERR03, catalogue.PERF01}) || len(sc.Unplanted) != 1 {
 		t.Errorf("reported %v, unplanted %v", got, sc.Unplanted)
 	}
 }
@@ -270,6 +272,90 @@ func TestScoreboardFormats(t *testing.T) {
 			for _, want := range []string{"Schemathesis 4.9.5", "10/10", "nuclei v3.11.1 tested nothing: it refused the contract"} {
 				if !strings.Contains(out, want) {
 					t.Errorf("%s lacks %q:\n%s", f, want, out)
+				}
+			}
+		}
+	}
+}
+
+// verdictsAndRates is what must not depend on the format a run was read
+// from: each defect's verdict and, per category, the counts and rates.
+func verdictsAndRates(sc score.Scorecard) string {
+	var b strings.Builder
+	for _, d := range sc.Defects {
+		fmt.Fprintf(&b, "%s %s; ", d.ID, d.Verdict())
+	}
+	for _, c := range append(sc.Categories, sc.Total) {
+		fmt.Fprintf(&b, "\n%s: %d/%d reported, %d unplanted, %d/%d false alarms, TPR %v FPR %v J %v",
+			c.Name, c.Reported, c.Active, c.Unplanted, c.FalseAlarms, c.Operations, rateOf(c.TPR), rateOf(c.FPR), rateOf(c.J))
+	}
+	return b.String()
+}
+
+func rateOf(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *p)
+}
+
+// One run, one scorecard: every format a tool wrote for one run gives the
+// same verdict per defect and the same rates, with the baseline in any of
+// the formats its tool wrote for it. nuclei's three (SARIF names no method,
+// its JSON and JSONL the GET its template sent to POST paths) and
+// Schemathesis's two.
+func TestOneRunOneScorecard(t *testing.T) {
+	t.Parallel()
+	sqli := samples + "/nuclei-3.11.1/time-based-sqli-old/defects-all"
+	view := samples + "/nuclei-3.11.1/view-ba02795"
+	for _, c := range []struct {
+		name        string
+		run         string
+		files       []string
+		baseline    string // a folder, its files the same names as files'; "" for the run's own
+		tool        string
+		errorsFPR   string // the errors category's false positive rate, where the baseline is given
+		allFPR, tpr string
+	}{
+		// nuclei's one superseded template raised a false alarm on every
+		// operation, with every defect on: as its own baseline, the FPR is
+		// 1.00 in every category, whatever the format.
+		{name: "nuclei time-based SQLi", run: sqli, files: []string{"nuclei.sarif", "nuclei.json", "nuclei.jsonl"}, tool: "nuclei v3.11.1", errorsFPR: "1.00", allFPR: "1.00", tpr: "0.00"},
+		{name: "nuclei DAST through the contract view", run: view + "/nuclei-templates-dast/defects-all", files: []string{"nuclei.json", "nuclei.jsonl"},
+			baseline: view + "/nuclei-templates-dast/defects-none", tool: "nuclei v3.11.1", errorsFPR: "0.00", allFPR: "0.00", tpr: "0.00"},
+		{name: "Schemathesis seed 20240101", run: schemathesis + "/defects-all-seed20240101", files: []string{"report.ndjson.gz", "junit.xml"},
+			baseline: schemathesis + "/defects-none-seed20240101", tool: "Schemathesis 4.9.5", errorsFPR: "0.00", allFPR: "0.10", tpr: "1.00"},
+		{name: "Schemathesis seed 3", run: schemathesis + "/defects-all-seed3", files: []string{"report.ndjson.gz", "junit.xml"},
+			baseline: schemathesis + "/defects-none-seed20240101", tool: "Schemathesis 4.9.5", errorsFPR: "0.00", allFPR: "0.10", tpr: "1.00"},
+	} {
+		baseDir := c.baseline
+		if baseDir == "" {
+			baseDir = c.run
+		}
+		opt := score.Options{Tool: c.tool}
+		first, firstName := "", ""
+		for _, file := range c.files {
+			rep, err := score.ReadFile(filepath.Join(c.run, file), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, bfile := range c.files {
+				base, err := score.ReadFile(filepath.Join(baseDir, bfile), opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sc := score.Score(rep, exposureOf(t, c.run), &base)
+				got, name := verdictsAndRates(sc), file+" with "+bfile
+				if first == "" {
+					first, firstName = got, name
+					if rateOf(sc.Categories[1].FPR) != c.errorsFPR || rateOf(sc.Total.FPR) != c.allFPR || rateOf(sc.Total.TPR) != c.tpr {
+						t.Errorf("%s (%s): errors FPR %s, all FPR %s, TPR %s; want %s, %s, %s", c.name, name,
+							rateOf(sc.Categories[1].FPR), rateOf(sc.Total.FPR), rateOf(sc.Total.TPR), c.errorsFPR, c.allFPR, c.tpr)
+					}
+					continue
+				}
+				if got != first {
+					t.Errorf("%s: %s scores\n%s\nbut %s scores\n%s", c.name, name, got, firstName, first)
 				}
 			}
 		}

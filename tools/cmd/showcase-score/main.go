@@ -9,6 +9,8 @@
 //	showcase-score report.ndjson                          # every defect was active
 //	showcase-score -exposure http://localhost:9090/defects report.ndjson
 //	showcase-score -baseline none/junit.xml -format svg -o card.svg all/junit.xml
+//	showcase-score -exposure all/exposure.json -baseline none/report.ndjson \
+//	    -baseline-exposure none/exposure.json all/report.ndjson
 //	showcase-score -format markdown \
 //	    -exposure st/exposure.json -baseline st-none/report.ndjson st/report.ndjson \
 //	    -tool "nuclei v3.11.1" -exposure nuclei/exposure.json nuclei/nuclei.jsonl
@@ -58,6 +60,7 @@ type usageError struct{ error }
 // entry is one report to score and what is known of its run.
 type entry struct {
 	report, tool, exposure, baseline, notRun string
+	baselineExposure                         string
 	active                                   catalogue.Set
 	defectsSet                               bool
 }
@@ -87,6 +90,7 @@ func run(args []string, stdout io.Writer) error {
 		fs.TextVar(&e.active, "defects", catalogue.All(), "the defects active in the instance the tool ran against: "+catalogue.SettingUsage)
 		fs.StringVar(&e.exposure, "exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects) or a saved file: its active defects and how often each was triggered")
 		fs.StringVar(&e.baseline, "baseline", "", "a report of the same tool against an instance with DEFECTS=none: its every finding is a false positive")
+		fs.StringVar(&e.baselineExposure, "baseline-exposure", "", "the baseline instance's /defects (URL or file): a baseline that reached no operation tested nothing and gives no false positive rate")
 		showVersion := fs.Bool("version", false, "print the version and exit")
 		fs.StringVar(&e.notRun, "not-run", "", "the tool tested nothing, for this reason (it could not load the contract); REPORT is then its log")
 		if err := fs.Parse(args); err != nil {
@@ -115,6 +119,9 @@ func run(args []string, stdout io.Writer) error {
 		e.defectsSet = set["defects"]
 		if e.defectsSet && e.exposure != "" {
 			return usageError{errors.New("give -defects or -exposure, not both: the exposure names the active defects")}
+		}
+		if e.baselineExposure != "" && e.baseline == "" {
+			return usageError{errors.New("-baseline-exposure without -baseline: whose exposure is it?")}
 		}
 		e.report, args = fs.Arg(0), fs.Args()[1:]
 		entries = append(entries, e)
@@ -173,6 +180,7 @@ func scoreEntry(e entry) (score.Scorecard, error) {
 		return score.Scorecard{}, err
 	}
 	var base *score.Report
+	var baseInst *score.Instance
 	if e.baseline != "" {
 		b, err := score.ReadFile(e.baseline, opt)
 		if err != nil {
@@ -180,7 +188,17 @@ func scoreEntry(e entry) (score.Scorecard, error) {
 		}
 		base = &b
 	}
-	return score.Score(rep, inst, base), nil
+	if e.baselineExposure != "" {
+		bi, err := readExposure(e.baselineExposure)
+		if err != nil {
+			return score.Scorecard{}, err
+		}
+		if len(bi.Active.ActiveIDs()) != 0 {
+			return score.Scorecard{}, usageError{fmt.Errorf("-baseline-exposure %s: DEFECTS=%s, not none: a baseline runs with every defect off", e.baselineExposure, bi.Active)}
+		}
+		baseInst = &bi
+	}
+	return score.ScoreAgainst(rep, inst, base, baseInst), nil
 }
 
 func contains(list []string, s string) bool {

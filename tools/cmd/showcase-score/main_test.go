@@ -39,6 +39,7 @@ func TestScores(t *testing.T) {
 			n = 0
 		}
 		truth.Defects[i].Exposure = &catalogue.Exposure{Count: n}
+		truth.Defects[i].Reached = &catalogue.Reached{Count: n, ByStatus: map[string]uint64{"2xx": n, "3xx": 0, "4xx": 0, "5xx": 0}}
 	}
 	body, _ := json.Marshal(truth)
 	admin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(body) }))

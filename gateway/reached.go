@@ -1,0 +1,133 @@
+package gateway
+
+import (
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+)
+
+// reachLog counts the requests each operation of the contract received, as
+// the gateway answers them: by the class of the status, counted when the
+// status is written, before the client can read it, so /defects read after
+// an answer counts it. Lock-free: one atomic add per request to an
+// operation's path.
+type reachLog struct {
+	byPath map[string]*reachOp // the operations by path (each path has one)
+	ops    []*reachOp          // in the catalogue's order
+}
+
+type reachOp struct {
+	method string
+	// status[c] counts requests with the operation's method answered
+	// with status class c+2 (2xx…5xx); other, those with another method.
+	status [4]atomic.Uint64
+	other  atomic.Uint64
+	first  atomic.Int64 // Unix nanoseconds of the first request with its method; 0 while none
+}
+
+func newReachLog() *reachLog {
+	l := &reachLog{byPath: map[string]*reachOp{}}
+	for _, e := range catalogue.Endpoints {
+		op := &reachOp{method: e.Method}
+		l.byPath[e.Path] = op
+		l.ops = append(l.ops, op)
+	}
+	return l
+}
+
+// writer wraps w when r is to one of the contract's operations (its path,
+// as the router matches it: decoded, with no encoded form); else it is w.
+func (l *reachLog) writer(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *reachWriter) {
+	op := l.byPath[r.URL.Path]
+	if op == nil || r.URL.RawPath != "" {
+		return w, nil
+	}
+	rw := &reachWriter{ResponseWriter: w, op: op, own: r.Method == op.method}
+	return rw, rw
+}
+
+// reset empties the counts (requests in flight count from then on).
+func (l *reachLog) reset() {
+	for _, op := range l.ops {
+		for i := range op.status {
+			op.status[i].Store(0)
+		}
+		op.other.Store(0)
+		op.first.Store(0)
+	}
+}
+
+// snapshot is the counts of the operation at path.
+func (l *reachLog) snapshot(path string) *catalogue.Reached {
+	op := l.byPath[path]
+	r := &catalogue.Reached{ByStatus: make(map[string]uint64, len(catalogue.StatusClasses)), OtherMethods: op.other.Load()}
+	for c, name := range catalogue.StatusClasses {
+		n := op.status[c].Load()
+		r.ByStatus[name] = n
+		r.Count += n
+	}
+	if ns := op.first.Load(); ns != 0 && r.Count > 0 {
+		t := time.Unix(0, ns).UTC()
+		r.First = &t
+	}
+	return r
+}
+
+// reachWriter counts its request once, at the first status it writes (or,
+// if the handler wrote none, when ServeHTTP ends it: net/http's implicit
+// 200, still before the client reads it).
+type reachWriter struct {
+	http.ResponseWriter
+	op      *reachOp
+	own     bool // the request has the operation's method
+	counted bool
+}
+
+func (w *reachWriter) count(code int) {
+	if w.counted {
+		return
+	}
+	w.counted = true
+	if !w.own {
+		w.op.other.Add(1)
+		return
+	}
+	c := code/100 - 2
+	if c < 0 || c > 3 { // not a final status a server sends; counted with the 5xx
+		c = 3
+	}
+	w.op.status[c].Add(1)
+	if w.op.first.Load() == 0 {
+		w.op.first.CompareAndSwap(0, time.Now().UnixNano())
+	}
+}
+
+func (w *reachWriter) WriteHeader(code int) {
+	if code >= 200 || code == http.StatusSwitchingProtocols {
+		w.count(code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *reachWriter) Write(b []byte) (int, error) {
+	w.count(http.StatusOK)
+	return w.ResponseWriter.Write(b)
+}
+
+// done counts a request whose handler wrote nothing.
+func (w *reachWriter) done() { w.count(http.StatusOK) }
+
+// Unwrap lets http.ResponseController and the services' recorders reach
+// the writer underneath.
+func (w *reachWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush passes through for handlers that test for it directly; a flush
+// before any status is a 200.
+func (w *reachWriter) Flush() {
+	w.count(http.StatusOK)
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
