@@ -61,7 +61,7 @@ lint:
 ## fuzz: every fuzz target for FUZZTIME (default 1m) each; make test runs their seed corpora
 FUZZTIME ?= 1m
 FUZZ_TARGETS := platform/reqparse:FuzzQueryFirst platform/reqparse:FuzzParseInt platform/reqparse:FuzzDecodeObject \
-	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzGatewayRouting gateway:FuzzRawHTTPModes tools/score:FuzzRead
+	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzGatewayRouting gateway:FuzzRawHTTPModes judge/score:FuzzRead
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
@@ -74,7 +74,7 @@ build:
 	@set -e; for c in $(CMDS); do \
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/$$c ./$$c/cmd/$$c; \
 	done
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-score ./tools/cmd/showcase-score
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-score ./judge/cmd/showcase-score
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-load ./tools/cmd/showcase-load
 
 ## images: the five images, FROM scratch with the binaries built here (no image is pulled)
@@ -123,7 +123,7 @@ bench:
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/
-	$(GO) test -run '^$$' -bench ReadGrowing -benchtime 1x ./tools/score/
+	$(GO) test -run '^$$' -bench ReadGrowing -benchtime 1x ./judge/score/
 
 ## loadtest: the load test (showcase-load) against a running service: BASE_URL, RATE per second, DURATION, OUT (a directory for the raw results)
 BASE_URL ?= http://localhost:8080
@@ -132,9 +132,9 @@ DURATION ?= 1m
 loadtest:
 	$(GO) run ./tools/cmd/showcase-load -base $(BASE_URL) -rate $(RATE) -duration $(DURATION) $(if $(OUT),-out $(OUT))
 
-## scoreboard: rewrite the README's scoreboard and docs/scoring.md's scorecard (and their charts in docs/) from the real reports in tools/score/testdata
+## scoreboard: rewrite the README's scoreboard and docs/scoring.md's scorecard (and their charts in docs/) from the real reports in judge/score/testdata
 scoreboard:
-	$(GO) test ./tools/cmd/showcase-score -run '^TestReadmeScoreboard$$' -count=1 -update
+	$(GO) test ./judge/cmd/showcase-score -run '^TestReadmeScoreboard$$' -count=1 -update
 
 ## clean: remove the built binaries
 clean:

@@ -20,7 +20,7 @@ import (
 	"github.com/defectshowcase/showcase/platform/observe"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 	"github.com/defectshowcase/showcase/suite"
-	"github.com/defectshowcase/showcase/tools/score"
+	"github.com/defectshowcase/showcase/judge/score"
 )
 
 // deployment is the showcase as real processes: the gateway alone, or in
@@ -312,7 +312,7 @@ func triggeredCounters(t *testing.T, d deployment) map[catalogue.ID]float64 {
 // gateway's admin port.
 func TestScoreAgainstALiveInstance(t *testing.T) {
 	t.Parallel()
-	scorer := buildBinary(t, modulePath+"tools/cmd/showcase-score")
+	scorer := buildBinary(t, modulePath+"judge/cmd/showcase-score")
 	d := startDeployment(t, false)
 	client := &http.Client{Timeout: time.Minute}
 	report := "method,path,class\n"
@@ -381,8 +381,8 @@ func TestScoreAgainstALiveInstance(t *testing.T) {
 // same empty report with a baseline instance that was reached gives one.
 func TestTestedNothing(t *testing.T) {
 	t.Parallel()
-	scorer := buildBinary(t, modulePath+"tools/cmd/showcase-score")
-	empty := "../tools/score/testdata/samples/nuclei-3.11.1/view-ba02795/as-served/defects-none-json/nuclei.jsonl"
+	scorer := buildBinary(t, modulePath+"judge/cmd/showcase-score")
+	empty := "../judge/score/testdata/samples/nuclei-3.11.1/view-ba02795/as-served/defects-none-json/nuclei.jsonl"
 	if b, err := os.ReadFile(empty); err != nil || len(b) != 0 {
 		t.Fatalf("the sample: %v, %d bytes", err, len(b))
 	}

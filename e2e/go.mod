@@ -36,7 +36,7 @@ require (
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/defectshowcase/showcase v0.0.0
-	github.com/defectshowcase/showcase/tools v0.0.0
+	github.com/defectshowcase/showcase/judge v0.0.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
@@ -109,4 +109,4 @@ replace (
 
 replace github.com/defectshowcase/showcase => ../
 
-replace github.com/defectshowcase/showcase/tools => ../tools
+replace github.com/defectshowcase/showcase/judge => ../judge

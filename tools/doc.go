@@ -1,4 +1,5 @@
-// Package tools holds the project's own programs that are not part of the
-// service: showcase-bench, the benchmark harness behind make bench, and
-// showcase-truth, which writes the ground truth the gateway serves at /defects.
+// Package tools holds the project's harnesses that are not part of the
+// service: showcase-bench, the benchmark harness behind make bench;
+// showcase-load, the load test; showcase-dashboard, the dashboard's picture.
+// The instrument that judges tools (scoring, trials) is in judge/.
 package tools

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/defectshowcase/showcase/catalogue"
-	"github.com/defectshowcase/showcase/tools/score"
+	"github.com/defectshowcase/showcase/judge/score"
 )
 
 func exposureOf(t *testing.T, dir string) score.Instance {

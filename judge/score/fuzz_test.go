@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/defectshowcase/showcase/catalogue"
-	"github.com/defectshowcase/showcase/tools/score"
+	"github.com/defectshowcase/showcase/judge/score"
 )
 
 // FuzzRead: whatever the bytes, a reader never panics; it refuses them

@@ -12,7 +12,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the README's scoreboard and scorecard, and their charts in docs/")
 
 // The samples, from the repository's root.
-const rootSamples = "tools/score/testdata/samples/"
+const rootSamples = "judge/score/testdata/samples/"
 
 // scoreboardArgs score the three real tools' real reports, each run against
 // the exposure of its own run and, where the tool was run against
@@ -75,7 +75,7 @@ func command(args []string) string {
 
 // The README's scoreboard, the scorecard in docs/scoring.md, and the charts
 // beside them, are the scorer's own output for the real reports in
-// tools/score/testdata; make scoreboard (go test ./tools/cmd/showcase-score
+// judge/score/testdata; make scoreboard (go test ./judge/cmd/showcase-score
 // -run Readme -update) rewrites them.
 func TestReadmeScoreboard(t *testing.T) {
 	t.Chdir("../../..")

@@ -36,7 +36,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/platform/version"
-	"github.com/defectshowcase/showcase/tools/score"
+	"github.com/defectshowcase/showcase/judge/score"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 
 	"github.com/defectshowcase/showcase/catalogue"
-	"github.com/defectshowcase/showcase/tools/score"
+	"github.com/defectshowcase/showcase/judge/score"
 )
 
 // samples are the real tools' reports, copied from shared/samples.

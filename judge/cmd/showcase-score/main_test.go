@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
-	"github.com/defectshowcase/showcase/tools/score"
+	"github.com/defectshowcase/showcase/judge/score"
 )
 
 const samples = "../../score/testdata/samples/schemathesis-4.9.5/before-fidelity/"

@@ -4,8 +4,8 @@
 // whether it is active under the given setting. It is what the gateway
 // serves on its admin port at /defects, without running an instance.
 //
-//	go run ./tools/cmd/showcase-truth                 # DEFECTS=all
-//	go run ./tools/cmd/showcase-truth -defects none -o truth-none.json
+//	go run ./judge/cmd/showcase-truth                 # DEFECTS=all
+//	go run ./judge/cmd/showcase-truth -defects none -o truth-none.json
 package main
 
 import (

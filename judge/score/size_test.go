@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
-	"github.com/defectshowcase/showcase/tools/score"
+	"github.com/defectshowcase/showcase/judge/score"
 )
 
 // synthetic writes a report of n results in a format, each on one of the
