@@ -367,7 +367,7 @@ func kubeEgress(t *testing.T, node kubeNode) {
 		t.Errorf("the node has a default route: %s", routes)
 	}
 	capture := filepath.Join(t.TempDir(), "egress.pcap")
-	tcpdump := exec.Command("tcpdump", "-i", "any", "-n", "-U", "-w", capture, "net 203.0.113.0/24 or net 10.244.0.0/16")
+	tcpdump := exec.Command("tcpdump", "-i", "any", "-n", "-U", "-w", capture, "host "+outside+" or net 10.244.0.0/16")
 	tcpdumpErr := &lockedBuffer{}
 	tcpdump.Stderr = tcpdumpErr
 	if err := tcpdump.Start(); err != nil {
