@@ -9,7 +9,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down kube-up kube-prometheus kube-status kube-down bench loadtest scoreboard clean
+.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down kube-up kube-prometheus kube-status kube-down bench loadtest trials scoreboard clean
 
 IMAGE_PREFIX ?= defect-showcase
 # The image tag, for make images and for compose alike (deploy/compose.yaml reads it too).
@@ -68,13 +68,15 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
 
-## build: static binaries of the five programs, the scorer showcase-score and the load test showcase-load, in ./bin
+## build: static binaries of the five programs, the scorer showcase-score, the trial runner showcase-trials and its reference tool showcase-replay, and the load test showcase-load, in ./bin
 build:
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
 		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/$$c ./$$c/cmd/$$c; \
 	done
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-score ./judge/cmd/showcase-score
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-trials ./judge/cmd/showcase-trials
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-replay ./judge/cmd/showcase-replay
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-load ./tools/cmd/showcase-load
 
 ## images: the five images, FROM scratch with the binaries built here (no image is pulled)
@@ -121,6 +123,7 @@ bench:
 	$(GO) test -run '^$$' -bench Isolation -benchtime 2000x ./gateway/
 	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
+	$(GO) test -run '^$$' -bench StageRecording -benchtime 20000x ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/
 	$(GO) test -run '^$$' -bench ReadGrowing -benchtime 1x ./judge/score/
@@ -131,6 +134,13 @@ RATE     ?= 20
 DURATION ?= 1m
 loadtest:
 	$(GO) run ./tools/cmd/showcase-load -base $(BASE_URL) -rate $(RATE) -duration $(DURATION) $(if $(OUT),-out $(OUT))
+
+## trials: ten trials each of the reference tool and the weak one, against fresh instances, and the report over them in TRIALS_OUT (default out/trials)
+TRIALS_OUT ?= out/trials
+trials: build
+	$(BIN)/showcase-trials -out $(TRIALS_OUT) \
+		-tool replay -trials 10 -budget 1m -- $(abspath $(BIN))/showcase-replay -base {url} -out {out}/report.csv \
+		-tool weak -trials 10 -budget 1m -- $(abspath $(BIN))/showcase-replay -weak -seed {seed} -base {url} -out {out}/report.csv
 
 ## scoreboard: rewrite the README's scoreboard and docs/scoring.md's scorecard (and their charts in docs/) from the real reports in judge/score/testdata
 scoreboard:

@@ -5,7 +5,8 @@ import "time"
 // Version is the version of the ground truth: its format and its facts. It
 // grows whenever either changes, so a scorer can tell which catalogue a
 // report is to be judged against. Version 3 added each operation's
-// reached counts; version 2 is the same without them.
+// reached counts and the index of each first request; version 2 is the
+// same without them.
 const Version = 3
 
 // Truth is the ground truth of one instance: every planted defect, where it
@@ -19,8 +20,12 @@ type Truth struct {
 	Off     []ID   `json:"off"`
 	// ExposureSince is when the instance began counting exposure: its start
 	// or its last reset. Absent from a file.
-	ExposureSince *time.Time   `json:"exposure_since,omitempty"`
-	Defects       []TruthEntry `json:"defects"`
+	ExposureSince *time.Time `json:"exposure_since,omitempty"`
+	// Requests is how many requests the instance received since then, any
+	// path; a first_request below is the index among them (1 is the
+	// first). Absent from a file.
+	Requests *uint64      `json:"requests,omitempty"`
+	Defects  []TruthEntry `json:"defects"`
 }
 
 // TruthEntry is one defect in the ground truth.
@@ -57,7 +62,8 @@ type Reached struct {
 	// ByStatus splits Count by status class: "2xx", "3xx", "4xx", "5xx".
 	ByStatus     map[string]uint64 `json:"by_status"`
 	OtherMethods uint64            `json:"other_methods"`
-	First        *time.Time        `json:"first"` // the first request with its method; null while Count is 0
+	First        *time.Time        `json:"first"`         // the first request with its method; null while Count is 0
+	FirstRequest *uint64           `json:"first_request"` // its index among the instance's requests; null while Count is 0
 }
 
 // StatusClasses are the keys of Reached.ByStatus, every one always present.
@@ -71,6 +77,10 @@ type Exposure struct {
 	First   *time.Time `json:"first"`   // null while the count is 0
 	Last    *time.Time `json:"last"`    // null while the count is 0
 	Example *Example   `json:"example"` // null while the count is 0
+	// FirstRequest is the index of the first request that triggered it
+	// among the instance's requests (Truth.Requests); null while the count
+	// is 0, or when the request did not come through the gateway.
+	FirstRequest *uint64 `json:"first_request"`
 }
 
 // Example is a request that triggered a defect.

@@ -17,10 +17,10 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/judge/score"
 	"github.com/defectshowcase/showcase/platform/observe"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 	"github.com/defectshowcase/showcase/suite"
-	"github.com/defectshowcase/showcase/judge/score"
 )
 
 // deployment is the showcase as real processes: the gateway alone, or in

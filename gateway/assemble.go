@@ -227,12 +227,18 @@ func withExposure(truth catalogue.Truth, log *observe.ExposureLog, reach *reachL
 	since, seen := log.Snapshot()
 	since = since.UTC()
 	truth.ExposureSince = &since
+	requests := reach.count()
+	truth.Requests = &requests
 	for i, d := range truth.Defects {
 		x := &catalogue.Exposure{}
 		if e, ok := seen[string(d.ID)]; ok {
 			first, last := e.First.UTC(), e.Last.UTC()
 			x = &catalogue.Exposure{Count: e.Count, First: &first, Last: &last,
 				Example: &catalogue.Example{Method: e.Method, Target: e.Target, RequestID: e.RequestID}}
+			if e.Index != 0 {
+				index := e.Index
+				x.FirstRequest = &index
+			}
 		}
 		truth.Defects[i].Exposure = x
 		truth.Defects[i].Reached = reach.snapshot(d.Operation.Path)

@@ -102,10 +102,15 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only the gateway asks a service to name the defect a request
 	// triggered; a client that asks gets nothing more for it.
 	delete(r.Header, observe.HeaderReportTriggered)
+	n := g.reach.received()
 	path := r.URL.Path
 	for _, rw := range g.rows {
 		if strings.HasPrefix(path, rw.prefix) && (len(path) == len(rw.prefix) || path[len(rw.prefix)] == '/') {
-			w, reached := g.reach.writer(w, r)
+			w, reached := g.reach.writer(w, r, n)
+			if reached != nil {
+				// The exposure the request triggers says which request it was.
+				r = r.WithContext(observe.WithRequestIndex(r.Context(), n))
+			}
 			rw.handler.ServeHTTP(w, r)
 			if reached != nil {
 				reached.done()

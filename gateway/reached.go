@@ -14,8 +14,9 @@ import (
 // an answer counts it. Lock-free: one atomic add per request to an
 // operation's path.
 type reachLog struct {
-	byPath map[string]*reachOp // the operations by path (each path has one)
-	ops    []*reachOp          // in the catalogue's order
+	byPath   map[string]*reachOp // the operations by path (each path has one)
+	ops      []*reachOp          // in the catalogue's order
+	requests atomic.Uint64       // every request since the reset, any path: the last one's index
 }
 
 type reachOp struct {
@@ -24,7 +25,8 @@ type reachOp struct {
 	// with status class c+2 (2xx…5xx); other, those with another method.
 	status [4]atomic.Uint64
 	other  atomic.Uint64
-	first  atomic.Int64 // Unix nanoseconds of the first request with its method; 0 while none
+	first  atomic.Int64  // Unix nanoseconds of the first request with its method; 0 while none
+	index  atomic.Uint64 // the lowest index of a request with its method; 0 while none
 }
 
 func newReachLog() *reachLog {
@@ -37,14 +39,19 @@ func newReachLog() *reachLog {
 	return l
 }
 
+// received numbers a request: its index among the instance's requests
+// since the reset, 1 for the first.
+func (l *reachLog) received() uint64 { return l.requests.Add(1) }
+
 // writer wraps w when r is to one of the contract's operations (its path,
 // as the router matches it: decoded, with no encoded form); else it is w.
-func (l *reachLog) writer(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *reachWriter) {
+// n is the request's index.
+func (l *reachLog) writer(w http.ResponseWriter, r *http.Request, n uint64) (http.ResponseWriter, *reachWriter) {
 	op := l.byPath[r.URL.Path]
 	if op == nil || r.URL.RawPath != "" {
 		return w, nil
 	}
-	rw := &reachWriter{ResponseWriter: w, op: op, own: r.Method == op.method}
+	rw := &reachWriter{ResponseWriter: w, op: op, own: r.Method == op.method, index: n}
 	return rw, rw
 }
 
@@ -56,8 +63,13 @@ func (l *reachLog) reset() {
 		}
 		op.other.Store(0)
 		op.first.Store(0)
+		op.index.Store(0)
 	}
+	l.requests.Store(0)
 }
+
+// count is how many requests the instance received since the reset.
+func (l *reachLog) count() uint64 { return l.requests.Load() }
 
 // snapshot is the counts of the operation at path.
 func (l *reachLog) snapshot(path string) *catalogue.Reached {
@@ -72,6 +84,9 @@ func (l *reachLog) snapshot(path string) *catalogue.Reached {
 		t := time.Unix(0, ns).UTC()
 		r.First = &t
 	}
+	if n := op.index.Load(); n != 0 && r.Count > 0 {
+		r.FirstRequest = &n
+	}
 	return r
 }
 
@@ -81,7 +96,8 @@ func (l *reachLog) snapshot(path string) *catalogue.Reached {
 type reachWriter struct {
 	http.ResponseWriter
 	op      *reachOp
-	own     bool // the request has the operation's method
+	own     bool   // the request has the operation's method
+	index   uint64 // the request's index among the instance's
 	counted bool
 }
 
@@ -101,6 +117,13 @@ func (w *reachWriter) count(code int) {
 	w.op.status[c].Add(1)
 	if w.op.first.Load() == 0 {
 		w.op.first.CompareAndSwap(0, time.Now().UnixNano())
+	}
+	// The lowest index: requests answered concurrently may finish out of order.
+	for {
+		old := w.op.index.Load()
+		if old != 0 && old <= w.index || w.op.index.CompareAndSwap(old, w.index) {
+			break
+		}
 	}
 }
 

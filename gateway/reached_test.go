@@ -138,3 +138,65 @@ func endpointAtPath(path string) (catalogue.Endpoint, bool) {
 	}
 	return catalogue.Endpoint{}, false
 }
+
+// Each stage's first request is numbered among the instance's requests
+// since the reset, in one process and split alike: the operation's first
+// request and the defect's first trigger name the request that did it,
+// and later requests do not move them.
+func TestFirstRequestIndexes(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"one process", "split"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			env := map[string]string{}
+			if mode == "split" {
+				sp := startSplit(t)
+				for _, c := range catalogue.Categories {
+					env[c.Upstream] = sp.upstreams[c.Name].URL
+				}
+			}
+			built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewServer(built.Handler)
+			t.Cleanup(func() {
+				ts.Close()
+				_ = built.Close()
+			})
+			send := func(c suite.Case) {
+				t.Helper()
+				if _, err := suite.Do(t.Context(), ts.Client(), ts.URL, c); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rec := httptest.NewRecorder()
+			built.Admin["POST "+gateway.PathDefectsReset].ServeHTTP(rec, httptest.NewRequest(http.MethodPost, gateway.PathDefectsReset, nil))
+			for round := range 2 {
+				send(suite.Case{Target: "/openapi.json"})
+				for _, def := range catalogue.Defects {
+					e := catalogue.EndpointOf(def.ID)
+					tr := def.Triggers[0]
+					c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
+					if tr.Body != "" {
+						c.ContentType = "application/json"
+					}
+					send(c)
+				}
+				truth := truthOf(t, built)
+				if want := uint64(11 * (round + 1)); truth.Requests == nil || *truth.Requests != want {
+					t.Errorf("round %d: requests %v, want %d", round, truth.Requests, want)
+				}
+				for i, d := range truth.Defects {
+					want := uint64(i + 2) // the contract first, then each defect's trigger in turn
+					if r := d.Reached.FirstRequest; r == nil || *r != want {
+						t.Errorf("round %d: %s reached first by request %v, want %d", round, d.ID, r, want)
+					}
+					if x := d.Exposure.FirstRequest; x == nil || *x != want {
+						t.Errorf("round %d: %s triggered first by request %v, want %d", round, d.ID, x, want)
+					}
+				}
+			}
+		})
+	}
+}

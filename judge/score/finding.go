@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 )
@@ -52,6 +53,10 @@ type Finding struct {
 	// has another (nuclei's templates send GET to POST paths): the finding
 	// is on that operation all the same (see placeOnContract).
 	Sent string `json:"sent,omitempty"`
+	// At is the earliest time the report gives for it (Schemathesis's
+	// scenario, nuclei's result, a plain report's time column); nil when
+	// the report carries none (SARIF, JUnit).
+	At *time.Time `json:"at,omitempty"`
 }
 
 // Report is what a tool reported: its findings, deduplicated.
@@ -84,6 +89,9 @@ func (r *Report) add(f Finding, n int) {
 	k := findingKey{f.Operation, f.Check, f.Class, f.CWE}
 	if i, ok := r.index[k]; ok {
 		r.Findings[i].Count += n
+		if at := r.Findings[i].At; f.At != nil && (at == nil || f.At.Before(*at)) {
+			r.Findings[i].At = f.At
+		}
 		return
 	}
 	if r.index == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 )
@@ -30,6 +31,7 @@ type nucleiResult struct {
 	Path      string `json:"path"`
 	Request   string `json:"request"`
 	Curl      string `json:"curl-command"`
+	Timestamp string `json:"timestamp"` // RFC 3339
 }
 
 // nucleiTags are the nuclei template tags that name a class of the
@@ -48,6 +50,10 @@ func (n nucleiResult) finding() (Finding, error) {
 		return Finding{}, fmt.Errorf("a nuclei result without a template-id")
 	}
 	f := Finding{Check: n.TemplateID, Detail: n.Info.Name}
+	if at, err := time.Parse(time.RFC3339Nano, n.Timestamp); err == nil {
+		at = at.UTC()
+		f.At = &at
+	}
 	if n.MatcherName != "" {
 		f.Check += ":" + n.MatcherName
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 )
@@ -18,6 +19,7 @@ type plainFinding struct {
 	Path   string `json:"path"`
 	Class  string `json:"class"`
 	Detail string `json:"detail"`
+	Time   string `json:"time"` // optional: RFC 3339, when the tool saw it
 }
 
 // plain turns a row into a finding. Its class must be one of the
@@ -32,7 +34,16 @@ func plain(name string, line int, p plainFinding) (Finding, error) {
 	if !knownClass(class) {
 		return Finding{}, &InputError{File: name, Line: line, Msg: fmt.Sprintf("class %q: want one of %s", p.Class, classList())}
 	}
-	return Finding{Operation: op, Class: class, Check: string(class), Detail: p.Detail, Line: line}, nil
+	f := Finding{Operation: op, Class: class, Check: string(class), Detail: p.Detail, Line: line}
+	if t := strings.TrimSpace(p.Time); t != "" {
+		at, err := time.Parse(time.RFC3339Nano, t)
+		if err != nil {
+			return Finding{}, &InputError{File: name, Line: line, Msg: fmt.Sprintf("time %q: want RFC 3339 (2026-11-25T10:00:00Z)", p.Time)}
+		}
+		at = at.UTC()
+		f.At = &at
+	}
+	return f, nil
 }
 
 func knownClass(c catalogue.Class) bool {
@@ -53,7 +64,7 @@ func classList() string {
 }
 
 // readCSV reads a CSV with a header naming at least the columns method, path
-// and class (detail is optional), in any order.
+// and class (detail and time are optional), in any order.
 func readCSV(name string, data io.Reader) (Report, error) {
 	r := Report{Format: "csv", Tool: "CSV"}
 	cr := csv.NewReader(data)
@@ -87,7 +98,7 @@ func readCSV(name string, data io.Reader) (Report, error) {
 			return r, csvError(name, err)
 		}
 		line, _ := cr.FieldPos(0)
-		f, err := plain(name, line, plainFinding{get(rec, "method"), get(rec, "path"), get(rec, "class"), get(rec, "detail")})
+		f, err := plain(name, line, plainFinding{get(rec, "method"), get(rec, "path"), get(rec, "class"), get(rec, "detail"), get(rec, "time")})
 		if err != nil {
 			return r, err
 		}

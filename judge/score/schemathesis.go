@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 )
 
 // schemathesisEvent is the part of a Schemathesis 4 ndjson event the scorer
@@ -20,7 +21,8 @@ type schemathesisEvent struct {
 	NonFatalError    json.RawMessage `json:"NonFatalError"`
 	FatalError       json.RawMessage `json:"FatalError"`
 	ScenarioFinished *struct {
-		Recorder *struct {
+		Timestamp float64 `json:"timestamp"` // Unix seconds
+		Recorder  *struct {
 			Label  string                         `json:"label"`
 			Checks map[string][]schemathesisCheck `json:"checks"`
 		} `json:"recorder"`
@@ -104,6 +106,10 @@ func readSchemathesis(name string, br *bufio.Reader) (Report, error) {
 				return r, &InputError{File: name, Line: line, Msg: "a failed check without a name"}
 			}
 			f := Finding{Operation: op, Check: c.Name, Class: classOf(c.Name), Line: line}
+			if ts := ev.ScenarioFinished.Timestamp; ts > 0 {
+				at := time.Unix(0, int64(ts*1e9)).UTC()
+				f.At = &at
+			}
 			if c.FailureInfo != nil {
 				f.Detail = c.FailureInfo.Failure.Message
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 )
@@ -106,6 +107,9 @@ type DefectScore struct {
 	// the same defect seen from another side.
 	Findings []Finding `json:"findings"`
 	Faces    []Finding `json:"faces"`
+	// DetectedAt is the earliest time the report gives for a finding that
+	// reports it; nil when it gives none.
+	DetectedAt *time.Time `json:"detected_at,omitempty"`
 }
 
 // Verdict is a defect's verdict in a word.
@@ -197,6 +201,9 @@ func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instanc
 		case slices.Contains(d.Classes, f.Class) || (f.CWE != 0 && f.CWE == d.CWE):
 			ds.Findings = append(ds.Findings, f)
 			ds.Reported = true
+			if f.At != nil && (ds.DetectedAt == nil || f.At.Before(*ds.DetectedAt)) {
+				ds.DetectedAt = f.At
+			}
 		case f.Class != "" && slices.Contains(d.Faces, f.Class):
 			ds.Faces = append(ds.Faces, f)
 		default:

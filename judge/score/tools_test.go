@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/score"
@@ -359,5 +360,50 @@ func TestOneRunOneScorecard(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The time a report gives each finding, where it gives one: Schemathesis's
+// scenario, nuclei's result, the plain report's time column; SARIF and
+// JUnit give none. A defect's detection time is its earliest finding's.
+func TestFindingTimes(t *testing.T) {
+	t.Parallel()
+	st := schemathesis + "/defects-all-seed3"
+	sqli := samples + "/nuclei-3.11.1/time-based-sqli-old/defects-all"
+	for _, c := range []struct {
+		dir, file string
+		timed     bool
+	}{{st, "report.ndjson.gz", true}, {st, "junit.xml", false}, {sqli, "nuclei.jsonl", true}, {sqli, "nuclei.json", true}, {sqli, "nuclei.sarif", false}} {
+		rep, err := score.ReadFile(filepath.Join(c.dir, c.file), score.Options{Tool: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Findings {
+			if (f.At != nil) != c.timed || c.timed && f.At.Year() != 2026 {
+				t.Errorf("%s: %s at %v", c.file, f.Operation, f.At)
+				break
+			}
+		}
+	}
+	rep := read(t, st, "report.ndjson.gz")
+	sc := score.Score(rep, exposureOf(t, st), nil)
+	for _, d := range sc.Defects {
+		var earliest *time.Time
+		for _, f := range d.Findings {
+			if earliest == nil || f.At.Before(*earliest) {
+				earliest = f.At
+			}
+		}
+		if d.DetectedAt == nil || !d.DetectedAt.Equal(*earliest) {
+			t.Errorf("%s detected at %v, its earliest finding at %v", d.ID, d.DetectedAt, earliest)
+		}
+	}
+	csv := "method,path,class,time\nGET,/response-conformance/missing-field,invalid-body,2026-11-25T10:00:02Z\nGET,/response-conformance/missing-field,invalid-body,2026-11-25T10:00:01.5Z\n"
+	rep, err := readBytes("r.csv", []byte(csv))
+	if err != nil || len(rep.Findings) != 1 || rep.Findings[0].Count != 2 || rep.Findings[0].At.Format(time.RFC3339Nano) != "2026-11-25T10:00:01.5Z" {
+		t.Errorf("the plain report's times: %v %+v", err, rep.Findings)
+	}
+	if _, err := readBytes("r.csv", []byte("method,path,class,time\nGET,/x,invalid-body,yesterday\n")); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
+		t.Errorf("a time that is not one: %v", err)
 	}
 }

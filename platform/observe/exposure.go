@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"time"
@@ -31,8 +32,26 @@ const maxExampleTarget = 512
 type Exposed struct {
 	Count       uint64
 	First, Last time.Time
-	// The first request that triggered it.
+	// The first request that triggered it, and its index among the
+	// instance's requests (0: not known).
 	Method, Target, RequestID string
+	Index                     uint64
+}
+
+type requestIndexKey struct{}
+
+// WithRequestIndex marks a request's context with its index among the
+// requests an instance received (the gateway numbers them from 1 at each
+// reset), so that the exposure it triggers can say which request was
+// first.
+func WithRequestIndex(ctx context.Context, n uint64) context.Context {
+	return context.WithValue(ctx, requestIndexKey{}, n)
+}
+
+// RequestIndex is the index WithRequestIndex put on ctx; 0 when none.
+func RequestIndex(ctx context.Context) uint64 {
+	n, _ := ctx.Value(requestIndexKey{}).(uint64)
+	return n
 }
 
 // ExposureLog keeps the exposure of every defect triggered in (or through)
@@ -65,6 +84,14 @@ func (l *ExposureLog) Record(defect string, r *http.Request, requestID string, a
 	e.Count++
 	if at.After(e.Last) {
 		e.Last = at
+	}
+	// Concurrent requests are recorded as they end: the first is the
+	// earliest, and the one that arrived first.
+	if at.Before(e.First) {
+		e.First = at
+	}
+	if n := RequestIndex(r.Context()); n != 0 && (e.Index == 0 || n < e.Index) {
+		e.Index = n
 	}
 }
 

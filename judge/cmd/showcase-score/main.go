@@ -16,7 +16,8 @@
 //	    -tool "nuclei v3.11.1" -exposure nuclei/exposure.json nuclei/nuclei.jsonl
 //
 // Flags before a report are that report's; -format and -o are the whole
-// output's. It reads Schemathesis 4 ndjson (gzipped or not), JUnit XML
+// output's. Given folders of showcase-trials runs instead of reports, it
+// compares the runs' tools over their trials (showcase-trials' report). It reads Schemathesis 4 ndjson (gzipped or not), JUnit XML
 // (APIFuzzer's too), SARIF 2.1.0, nuclei's JSON and JSON Lines, and a CSV
 // or JSON list of method,path,class. A report it cannot read, or cannot
 // find, is refused naming the file and line, with exit status 2; nothing
@@ -25,6 +26,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,8 +37,9 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
-	"github.com/defectshowcase/showcase/platform/version"
 	"github.com/defectshowcase/showcase/judge/score"
+	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/platform/version"
 )
 
 func main() {
@@ -128,6 +131,12 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if !contains(score.Formats, format) {
 		return usageError{fmt.Errorf("-format %q: want one of %s", format, strings.Join(score.Formats, ", "))}
+	}
+	if runs, err := trialRuns(entries); err != nil || runs {
+		if err != nil {
+			return err
+		}
+		return compareRuns(entries, format, out, stdout)
 	}
 	var cards []score.Scorecard
 	for _, e := range entries {
@@ -235,4 +244,70 @@ func readExposure(where string) (score.Instance, error) {
 		}
 	}
 	return score.ParseExposure(where, data)
+}
+
+// trialRuns says whether the reports are runs of showcase-trials (folders
+// with its report.json), to be compared; a mix of runs and reports is
+// refused.
+func trialRuns(entries []entry) (bool, error) {
+	dirs := 0
+	for _, e := range entries {
+		if fi, err := os.Stat(e.report); err == nil && fi.IsDir() {
+			dirs++
+		}
+	}
+	switch {
+	case dirs == 0:
+		return false, nil
+	case dirs < len(entries):
+		return false, usageError{errors.New("give reports, or runs of showcase-trials (folders) to compare, not both")}
+	}
+	return true, nil
+}
+
+// compareRuns compares runs of showcase-trials made apart, as one run of
+// several tools would: the trials of every run, summarized together.
+func compareRuns(entries []entry, format, out string, stdout io.Writer) error {
+	var all []trials.Trial
+	budget := 0.0
+	for _, e := range entries {
+		ts, b, err := trials.LoadRun(e.report)
+		if err != nil {
+			return &score.InputError{File: e.report, Msg: err.Error()}
+		}
+		all, budget = append(all, ts...), max(budget, b)
+	}
+	var buf bytes.Buffer
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(trials.Summarize(all, budget), "", "  ")
+		if err != nil {
+			return err
+		}
+		buf.Write(append(b, '\n'))
+	case "svg":
+		f, err := os.CreateTemp("", "trials-*.svg")
+		if err != nil {
+			return err
+		}
+		f.Close()
+		defer os.Remove(f.Name())
+		if err := trials.Chart(all, f.Name()); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(f.Name())
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+	default:
+		if err := trials.Summarize(all, budget).WriteMarkdown(&buf, ""); err != nil {
+			return err
+		}
+	}
+	if out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	return os.WriteFile(out, buf.Bytes(), 0o644)
 }

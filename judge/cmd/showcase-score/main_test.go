@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/score"
+	"github.com/defectshowcase/showcase/judge/trials"
 )
 
 const samples = "../../score/testdata/samples/schemathesis-4.9.5/before-fidelity/"
@@ -108,5 +110,48 @@ func TestRefuses(t *testing.T) {
 		if err := run(args, &out); !errors.As(err, &ue) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
+	}
+}
+
+// Runs of showcase-trials made apart, given as folders, are compared as
+// one run of both tools would be; a mix of folders and reports is refused.
+func TestCompareRuns(t *testing.T) {
+	t.Parallel()
+	run1, run2 := t.TempDir(), t.TempDir()
+	mk := func(tool string, detected func(trial int) int) []trials.Trial {
+		var ts []trials.Trial
+		for i := 1; i <= 10; i++ {
+			tr := trials.Trial{Tool: tool, Number: i, Outcome: "finished", Report: "r.csv", Requests: 20, Seconds: 5}
+			for j, d := range catalogue.Defects {
+				at := float64(j) / 2
+				st := trials.Stage{ID: d.ID, Reached: true, Triggered: true}
+				if j < detected(i) {
+					st.Detected, st.DetectedAfter = true, &at
+				}
+				tr.Stages = append(tr.Stages, st)
+			}
+			ts = append(ts, tr)
+		}
+		return ts
+	}
+	if err := trials.WriteRun(run1, mk("strong", func(int) int { return 9 }), 60); err != nil {
+		t.Fatal(err)
+	}
+	if err := trials.WriteRun(run2, mk("feeble", func(i int) int { return i % 4 }), 60); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := run([]string{"-format", "markdown", run1, run2}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "strong finds more than feeble: in 10/10 trials, median 9 against 1.5, Â12 1.00, p < 0.001") {
+		t.Errorf("the comparison:\n%s", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"-format", "svg", run1, run2}, &out); err != nil || !strings.Contains(out.String(), "<svg") {
+		t.Errorf("svg: %v", err)
+	}
+	if err := run([]string{run1, samples + "defects-all-seed20240101/junit.xml"}, &out); err == nil {
+		t.Error("a run and a report compared")
 	}
 }

@@ -1,0 +1,270 @@
+// Command showcase-replay is the reference tool of the trials: it replays
+// the catalogue's trigger requests against an instance, in the
+// catalogue's order, and checks each answer against the contract the
+// instance serves, the way a contract-testing tool would: a 5xx is a
+// server error; a status the operation does not declare, an undocumented
+// status; a content type it does not declare, a wrong content type; a
+// JSON body that does not parse or lacks a required property, an invalid
+// body; a 2xx without the credential the operation requires, an
+// authentication bypass; an answer that took a second or more, a slow
+// response. It writes what it finds as the plain report the scorer reads,
+// a row per finding with the time it saw it, as it goes (a run stopped
+// early keeps what it found).
+//
+//	showcase-replay -base http://localhost:8080 -out report.csv           # every trigger, in order
+//	showcase-replay -base http://localhost:8080 -out report.csv -weak -seed 3
+//
+// With -weak it is a deliberately weak tool: seeded by -seed, it sends
+// each defect's triggers only with probability -p (default 0.5), in a
+// shuffled order, after a random pause of up to -pause: it finds a varying
+// subset, at varying times. It exists so that the trials and their
+// statistics can be shown without any outside tool.
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/platform/version"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "showcase-replay:", err)
+		os.Exit(2)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("showcase-replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	base := fs.String("base", "http://localhost:8080", "the instance's base URL")
+	out := fs.String("out", "report.csv", "the report to write: CSV of method,path,class,detail,time")
+	weak := fs.Bool("weak", false, "be the deliberately weak tool: a seeded random subset, shuffled, with pauses")
+	seed := fs.Uint64("seed", 1, "the weak tool's random source")
+	prob := fs.Float64("p", 0.5, "the weak tool's chance of trying each defect")
+	pause := fs.Duration("pause", 200*time.Millisecond, "the weak tool's longest pause before a defect")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for one answer")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, "showcase-replay", version.String())
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	base2 := strings.TrimSuffix(*base, "/")
+	client := &http.Client{Timeout: *timeout}
+	doc, err := loadContract(ctx, client, base2)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := csv.NewWriter(f)
+	_ = w.Write([]string{"method", "path", "class", "detail", "time"})
+	w.Flush()
+
+	order := catalogue.Defects
+	var rng *rand.Rand
+	if *weak {
+		rng = rand.New(rand.NewPCG(*seed, 0x5eed))
+		order = append([]catalogue.Defect(nil), order...)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	}
+	found := 0
+	for _, def := range order {
+		if rng != nil {
+			if rng.Float64() >= *prob {
+				continue
+			}
+			if *pause > 0 {
+				select {
+				case <-time.After(time.Duration(rng.Int64N(int64(*pause)))):
+				case <-ctx.Done():
+					return nil
+				}
+			}
+		}
+		e := catalogue.EndpointOf(def.ID)
+		for _, tr := range def.Triggers {
+			if ctx.Err() != nil {
+				return nil // stopped: what was found is written
+			}
+			ans, err := send(ctx, client, base2, e.Method, def.Target(tr), tr.Body)
+			if err != nil {
+				fmt.Fprintf(stderr, "showcase-replay: %s %s: %v\n", e.Method, def.Target(tr), err)
+				continue
+			}
+			for _, fd := range doc.check(e.Method, e.Path, ans) {
+				_ = w.Write([]string{e.Method, e.Path, fd.class, fd.detail, ans.at.UTC().Format(time.RFC3339Nano)})
+				found++
+			}
+			w.Flush()
+			if err := w.Error(); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "showcase-replay: %d findings in %s\n", found, *out)
+	return nil
+}
+
+// answer is what one request got.
+type answer struct {
+	status      int
+	contentType string
+	body        []byte
+	took        time.Duration
+	at          time.Time // when the answer was complete
+}
+
+func send(ctx context.Context, client *http.Client, base, method, target, body string) (answer, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, base+target, rd)
+	if err != nil {
+		return answer{}, err
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	start := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		return answer{}, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, 8<<20))
+	if err != nil {
+		return answer{}, err
+	}
+	now := time.Now()
+	return answer{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), body: b, took: now.Sub(start), at: now}, nil
+}
+
+// contract is the part of the served OpenAPI document the checks read.
+type contract struct {
+	Paths      map[string]map[string]operation `json:"paths"`
+	Components struct {
+		Schemas map[string]schema `json:"schemas"`
+	} `json:"components"`
+}
+
+type operation struct {
+	Security  []map[string][]string `json:"security"`
+	Responses map[string]struct {
+		Content map[string]struct {
+			Schema schema `json:"schema"`
+		} `json:"content"`
+	} `json:"responses"`
+}
+
+type schema struct {
+	Ref        string            `json:"$ref"`
+	Type       string            `json:"type"`
+	Required   []string          `json:"required"`
+	Properties map[string]schema `json:"properties"`
+}
+
+func loadContract(ctx context.Context, client *http.Client, base string) (*contract, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/openapi.json", nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("the contract: %w", err)
+	}
+	defer res.Body.Close()
+	var c contract
+	if err := json.NewDecoder(res.Body).Decode(&c); err != nil || res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("the contract: %s %v", res.Status, err)
+	}
+	return &c, nil
+}
+
+type finding struct{ class, detail string }
+
+// slow is the response time a contract-testing tool would call too slow
+// (Schemathesis's --max-response-time 1).
+const slow = time.Second
+
+// check is what a contract-testing tool finds in an answer to a request
+// sent without any credential.
+func (c *contract) check(method, path string, a answer) []finding {
+	op, ok := c.Paths[path][strings.ToLower(method)]
+	if !ok {
+		return nil
+	}
+	var out []finding
+	if a.status >= 500 {
+		out = append(out, finding{string(catalogue.ServerError), fmt.Sprintf("status %d", a.status)})
+	}
+	if a.took >= slow {
+		out = append(out, finding{string(catalogue.SlowResponse), fmt.Sprintf("took %s", a.took.Round(time.Millisecond))})
+	}
+	if a.status/100 == 2 && len(op.Security) > 0 {
+		out = append(out, finding{string(catalogue.AuthBypass), fmt.Sprintf("status %d without a credential", a.status)})
+	}
+	resp, ok := op.Responses[strconv.Itoa(a.status)]
+	if !ok {
+		resp, ok = op.Responses["default"]
+	}
+	if !ok {
+		return append(out, finding{string(catalogue.UndocumentedStatus), fmt.Sprintf("status %d is not declared", a.status)})
+	}
+	media, _, _ := mime.ParseMediaType(a.contentType)
+	content, ok := resp.Content[media]
+	if !ok {
+		if len(resp.Content) > 0 {
+			out = append(out, finding{string(catalogue.WrongContentType), fmt.Sprintf("content type %q is not declared", a.contentType)})
+		}
+		return out
+	}
+	if media == "application/json" {
+		var v any
+		if err := json.Unmarshal(a.body, &v); err != nil {
+			return append(out, finding{string(catalogue.InvalidBody), "not JSON: " + err.Error()})
+		}
+		s := content.Schema
+		if s.Ref != "" {
+			s = c.Components.Schemas[strings.TrimPrefix(s.Ref, "#/components/schemas/")]
+		}
+		if obj, ok := v.(map[string]any); ok {
+			for _, r := range s.Required {
+				if _, ok := obj[r]; !ok {
+					out = append(out, finding{string(catalogue.InvalidBody), fmt.Sprintf("the required property %q is missing", r)})
+					break
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,170 @@
+// Command showcase-trials measures API-testing tools over repeated trials:
+// each tool's own command line, run N times, each time against a fresh
+// instance of the showcase (in this process, as make run starts it) or a
+// running deployment reset in between, within a time budget. It keeps each
+// trial's report, log, exit status and ground truth, and writes a report
+// over the trials: per tool and defect, in how many trials its operation
+// was reached, it was triggered and the tool detected it, the median time
+// to trigger and to detect with its interquartile range, and per pair of
+// tools the Mann-Whitney U test and Vargha and Delaney's Â12, with the
+// verdict in words; and a chart of defects detected over time.
+//
+//	showcase-trials -out out/trials \
+//	    -tool replay -trials 10 -budget 1m -- bin/showcase-replay -base {url} -out {out}/report.csv \
+//	    -tool weak -trials 10 -budget 1m -- bin/showcase-replay -weak -seed {seed} -base {url} -out {out}/report.csv
+//
+// In a command, {url} is the instance's base URL, {seed} the trial's seed
+// (its number, or the -seeds list's) and {out} the folder the tool writes
+// into, its report among what it writes (-report picks it). A command runs
+// to the next argument that is exactly -tool, or to the end. It writes
+// DIR/report.md, DIR/report.json, DIR/chart.svg and DIR/chart.png, and a
+// folder per tool and trial. Trials run one at a time unless -concurrency
+// says otherwise: the timing defects (endpoints 9 and 10) are about time, and
+// trials sharing the cores change what a tool measures.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/platform/version"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	var usage usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &usage):
+		fmt.Fprintln(os.Stderr, "showcase-trials:", err)
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "showcase-trials:", err)
+		os.Exit(1)
+	}
+}
+
+type usageError struct{ error }
+
+const usage = `usage: showcase-trials [-out DIR] [-concurrency N] [-defects SET | -base URL -admin URL]
+        -tool NAME [-trials N] [-budget DUR] [-seeds LIST] [-report GLOB] -- COMMAND... [-tool ...]
+
+Runs each tool's COMMAND -trials times; {url}, {seed} and {out} in it are
+the instance's URL, the trial's seed and the tool's output folder.
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o := trials.Options{Progress: stderr}
+	gs := flag.NewFlagSet("showcase-trials", flag.ContinueOnError)
+	gs.SetOutput(stderr)
+	gs.Usage = func() { fmt.Fprint(stderr, usage); gs.PrintDefaults() }
+	gs.StringVar(&o.Out, "out", "out/trials", "the folder of the run: the report, the chart, a folder per trial")
+	gs.IntVar(&o.Concurrency, "concurrency", 1, "trials at once (1: the timing defects are about time)")
+	defects := catalogue.All()
+	gs.TextVar(&defects, "defects", catalogue.All(), "the defects active in each fresh instance: "+catalogue.SettingUsage)
+	gs.StringVar(&o.Base, "base", "", "a running deployment's base URL, instead of a fresh instance per trial")
+	gs.StringVar(&o.Admin, "admin", "", "its admin URL (for the reset between trials and the ground truth)")
+	showVersion := gs.Bool("version", false, "print the version and exit")
+	groups := len(args)
+	if i := slices.IndexFunc(args, func(a string) bool { return a == "-tool" || a == "--tool" }); i >= 0 {
+		groups = i
+	}
+	if err := gs.Parse(args[:groups]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if *showVersion {
+		_, err := fmt.Fprintln(stdout, "showcase-trials", version.String())
+		return err
+	}
+	o.Defects = defects
+	if gs.NArg() > 0 {
+		return usageError{fmt.Errorf("%q: the tools' groups begin with -tool NAME", gs.Arg(0))}
+	}
+	tools, err := parseTools(args[groups:], stderr)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(tools) == 0 {
+		return usageError{errors.New("no -tool: -h for usage")}
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return err
+	}
+	budget := 0.0
+	for _, t := range tools {
+		budget = max(budget, t.Budget.Seconds())
+	}
+	ts, runErr := trials.Run(ctx, o, tools)
+	if len(ts) == 0 {
+		return runErr
+	}
+	if err := trials.WriteRun(o.Out, ts, budget); err != nil {
+		return errors.Join(runErr, err)
+	}
+	fmt.Fprintf(stderr, "showcase-trials: %s\n", filepath.Join(o.Out, "report.md"))
+	return runErr
+}
+
+// parseTools reads the groups: -tool NAME and its flags, --, the command
+// up to the next -tool.
+func parseTools(args []string, stderr io.Writer) ([]trials.Tool, error) {
+	var tools []trials.Tool
+	for len(args) > 0 {
+		if args[0] != "-tool" && args[0] != "--tool" {
+			return nil, fmt.Errorf("%q: a group begins with -tool NAME", args[0])
+		}
+		sep := slices.Index(args, "--")
+		if sep < 0 {
+			return nil, errors.New("-tool without -- COMMAND")
+		}
+		var t trials.Tool
+		var seeds string
+		fs := flag.NewFlagSet("tool", flag.ContinueOnError)
+		fs.SetOutput(stderr)
+		fs.StringVar(&t.Name, "tool", "", "the tool's name, as the report shows it")
+		fs.IntVar(&t.Trials, "trials", 10, "how many trials (at least 10 to compare tools: Arcuri and Briand)")
+		fs.DurationVar(&t.Budget, "budget", 10*time.Minute, "each trial's time; the tool is stopped at it, its report kept")
+		fs.StringVar(&seeds, "seeds", "", "the trials' seeds, comma-separated (default: each trial's number)")
+		fs.StringVar(&t.Report, "report", "", "the report to score, a glob in {out} (default: the first file the scorer reads)")
+		if err := fs.Parse(args[:sep]); err != nil {
+			return nil, err
+		}
+		if fs.NArg() > 0 {
+			return nil, fmt.Errorf("%q before --: the command comes after it", fs.Arg(0))
+		}
+		if t.Name == "" {
+			return nil, errors.New("-tool needs a name")
+		}
+		if seeds != "" {
+			t.Seeds = strings.Split(seeds, ",")
+		}
+		rest := args[sep+1:]
+		end := slices.Index(rest, "-tool")
+		if end < 0 {
+			end = len(rest)
+		}
+		t.Command, args = rest[:end], rest[end:]
+		if len(t.Command) == 0 {
+			return nil, fmt.Errorf("%s: no command after --", t.Name)
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
