@@ -158,12 +158,8 @@ func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
 		send(r, fmt.Sprintf("clean-%d", i))
 	}
 	for _, def := range catalogue.Defects {
-		e := catalogue.EndpointOf(def.ID)
 		for i, tr := range def.Triggers {
-			c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
-			if tr.Body != "" {
-				c.ContentType = "application/json"
-			}
+			c := suite.Trigger(def, tr)
 			send(c, fmt.Sprintf("trigger-%s-%d", def.ID, i))
 		}
 	}
@@ -324,10 +320,7 @@ func TestScoreAgainstALiveInstance(t *testing.T) {
 		e := catalogue.EndpointOf(def.ID)
 		if def.ID != catalogue.PERF02 && def.ID != catalogue.ERR03 {
 			for _, tr := range def.Triggers {
-				c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
-				if tr.Body != "" {
-					c.ContentType = "application/json"
-				}
+				c := suite.Trigger(def, tr)
 				if _, err := suite.Do(t.Context(), client, d.base, c); err != nil {
 					t.Fatal(err)
 				}
@@ -390,13 +383,7 @@ func TestTestedNothing(t *testing.T) {
 	on := startDeployment(t, false)
 	client := &http.Client{Timeout: time.Minute}
 	for _, def := range catalogue.Defects {
-		e := catalogue.EndpointOf(def.ID)
-		tr := def.Triggers[0]
-		c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
-		if tr.Body != "" {
-			c.ContentType = "application/json"
-		}
-		if _, err := suite.Do(t.Context(), client, on.base, c); err != nil {
+		if _, err := suite.Do(t.Context(), client, on.base, suite.Trigger(def, def.Triggers[0])); err != nil {
 			t.Fatal(err)
 		}
 	}

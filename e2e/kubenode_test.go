@@ -188,12 +188,8 @@ func kubeExposure(t *testing.T, node kubeNode, active catalogue.Set, replicated 
 	}
 	reset(node.admin)
 	for _, def := range catalogue.Defects {
-		e := catalogue.EndpointOf(def.ID)
 		for _, tr := range def.Triggers {
-			c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
-			if tr.Body != "" {
-				c.ContentType = "application/json"
-			}
+			c := suite.Trigger(def, tr)
 			res, err := suite.Do(t.Context(), client, node.base, c)
 			if err != nil {
 				t.Fatal(err)

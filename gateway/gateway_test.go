@@ -112,10 +112,7 @@ func TestCatalogueTriggers(t *testing.T) {
 			for i, tr := range d.Triggers {
 				t.Run(fmt.Sprintf("%s/%s/%d", active, d.ID, i), func(t *testing.T) {
 					t.Parallel()
-					c := suite.Case{Method: ep.Method, Target: d.Target(tr), Body: tr.Body}
-					if tr.Body != "" {
-						c.ContentType = "application/json"
-					}
+					c := suite.Trigger(d, tr)
 					r, err := suite.Do(context.Background(), ts.Client(), ts.URL, c)
 					if err != nil {
 						t.Fatal(err)

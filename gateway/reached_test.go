@@ -16,6 +16,30 @@ import (
 	"github.com/defectshowcase/showcase/suite"
 )
 
+// startMode serves the gateway with its admin handlers at hand: every
+// category in-process ("one process"), or in front of the four services
+// ("split").
+func startMode(t *testing.T, mode string) (server.Built, *httptest.Server) {
+	t.Helper()
+	env := map[string]string{}
+	if mode == "split" {
+		sp := startSplit(t)
+		for _, c := range catalogue.Categories {
+			env[c.Upstream] = sp.upstreams[c.Name].URL
+		}
+	}
+	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(built.Handler)
+	t.Cleanup(func() {
+		ts.Close()
+		_ = built.Close()
+	})
+	return built, ts
+}
+
 // truthOf asks a built gateway's admin handler for /defects.
 func truthOf(t *testing.T, built server.Built) catalogue.Truth {
 	t.Helper()
@@ -38,30 +62,12 @@ func TestReachedExactUnderConcurrency(t *testing.T) {
 	for _, mode := range []string{"one process", "split"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			env := map[string]string{}
-			if mode == "split" {
-				sp := startSplit(t)
-				for _, c := range catalogue.Categories {
-					env[c.Upstream] = sp.upstreams[c.Name].URL
-				}
-			}
-			built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(built.Handler)
-			t.Cleanup(func() {
-				ts.Close()
-				_ = built.Close()
-			})
+			built, ts := startMode(t, mode)
 			var cases []suite.Case
 			for _, def := range catalogue.Defects {
 				e := catalogue.EndpointOf(def.ID)
 				tr := def.Triggers[0]
-				c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
-				if tr.Body != "" {
-					c.ContentType = "application/json"
-				}
+				c := suite.Trigger(def, tr)
 				other := http.MethodDelete
 				cases = append(cases, c, suite.Case{Method: other, Target: e.Path}, suite.Case{Method: http.MethodOptions, Target: e.Path},
 					suite.Case{Method: e.Method, Target: e.Path + "/"}, suite.Case{Method: e.Method, Target: strings.Replace(e.Path, "-", "%2D", 1)})
@@ -148,22 +154,7 @@ func TestFirstRequestIndexes(t *testing.T) {
 	for _, mode := range []string{"one process", "split"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			env := map[string]string{}
-			if mode == "split" {
-				sp := startSplit(t)
-				for _, c := range catalogue.Categories {
-					env[c.Upstream] = sp.upstreams[c.Name].URL
-				}
-			}
-			built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(built.Handler)
-			t.Cleanup(func() {
-				ts.Close()
-				_ = built.Close()
-			})
+			built, ts := startMode(t, mode)
 			send := func(c suite.Case) {
 				t.Helper()
 				if _, err := suite.Do(t.Context(), ts.Client(), ts.URL, c); err != nil {
@@ -175,13 +166,7 @@ func TestFirstRequestIndexes(t *testing.T) {
 			for round := range 2 {
 				send(suite.Case{Target: "/openapi.json"})
 				for _, def := range catalogue.Defects {
-					e := catalogue.EndpointOf(def.ID)
-					tr := def.Triggers[0]
-					c := suite.Case{Method: e.Method, Target: def.Target(tr), Body: tr.Body}
-					if tr.Body != "" {
-						c.ContentType = "application/json"
-					}
-					send(c)
+					send(suite.Trigger(def, def.Triggers[0]))
 				}
 				truth := truthOf(t, built)
 				if want := uint64(11 * (round + 1)); truth.Requests == nil || *truth.Requests != want {

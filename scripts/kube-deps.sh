@@ -56,41 +56,26 @@ if ! command -v kubectl >/dev/null 2>&1 && [ -x "$kube_bin/kubectl" ]; then
 	gobin=$(go env GOPATH)/bin
 	mkdir -p "$gobin" && ln -sf "$kube_bin/kubectl" "$gobin/kubectl"
 fi
-if ! "$kube_bin/coredns" -version 2>/dev/null | grep -q "CoreDNS-${COREDNS_VERSION#v}"; then
-	echo "kube-deps: building CoreDNS ${COREDNS_VERSION} from the Go module proxy (two minutes the first time)"
+# from_proxy NAME PACKAGE@VERSION LDFLAGS GOFLAGS: go install one program
+# from the Go module proxy into kube_bin, saying so.
+from_proxy() {
+	local name=$1 pkg=$2 ldflags=$3 goflags=$4 tmp
+	echo "kube-deps: building $name ($pkg) from the Go module proxy (minutes the first time)"
 	mkdir -p "$kube_bin"
 	tmp=$(mktemp -d)
-	if GOFLAGS='' GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@${COREDNS_VERSION}"; then
-		mv "$tmp/coredns" "$kube_bin/coredns"
+	if GOFLAGS="$goflags" GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w $ldflags" "$pkg"; then
+		mv "$tmp/$name" "$kube_bin/$name"
 	else
-		echo "kube-deps: could not build CoreDNS"
+		echo "kube-deps: could not build $name"
 	fi
 	rm -rf "$tmp"
-fi
-if ! "$kube_bin/prometheus" --version 2>/dev/null | grep -q "version ${PROMETHEUS_VERSION}"; then
-	echo "kube-deps: building Prometheus ${PROMETHEUS_VERSION} from the Go module proxy (six minutes the first time)"
-	mkdir -p "$kube_bin"
-	tmp=$(mktemp -d)
-	if GOFLAGS=-mod=mod GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath \
-		-ldflags "-s -w -X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION}" \
-		"github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION}"; then
-		mv "$tmp/prometheus" "$kube_bin/prometheus"
-	else
-		echo "kube-deps: could not build Prometheus"
-	fi
-	rm -rf "$tmp"
-fi
-if ! "$kube_bin/metrics-server" --version 2>/dev/null | grep -qx "${METRICS_SERVER_VERSION}"; then
-	echo "kube-deps: building metrics-server ${METRICS_SERVER_VERSION} from the Go module proxy (three minutes the first time)"
-	mkdir -p "$kube_bin"
-	tmp=$(mktemp -d)
-	if GOFLAGS=-mod=mod GOWORK=off CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath \
-		-ldflags "-s -w -X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}" \
-		"sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}"; then
-		mv "$tmp/metrics-server" "$kube_bin/metrics-server"
-	else
-		echo "kube-deps: could not build metrics-server"
-	fi
-	rm -rf "$tmp"
-fi
+}
+"$kube_bin/coredns" -version 2>/dev/null | grep -q "CoreDNS-${COREDNS_VERSION#v}" ||
+	from_proxy coredns "github.com/coredns/coredns@${COREDNS_VERSION}" "" ""
+"$kube_bin/prometheus" --version 2>/dev/null | grep -q "version ${PROMETHEUS_VERSION}" ||
+	from_proxy prometheus "github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION}" \
+		"-X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION}" -mod=mod
+"$kube_bin/metrics-server" --version 2>/dev/null | grep -qx "${METRICS_SERVER_VERSION}" ||
+	from_proxy metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}" \
+		"-X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}" -mod=mod
 exit 0

@@ -39,6 +39,16 @@ const (
 	AuthBypass         = catalogue.AuthBypass
 )
 
+// Trigger is the request of a defect's trigger: its operation's method,
+// the trigger's target, and its JSON body, if any.
+func Trigger(d catalogue.Defect, tr catalogue.Trigger) Case {
+	c := Case{Method: catalogue.EndpointOf(d.ID).Method, Target: d.Target(tr), Body: tr.Body}
+	if tr.Body != "" {
+		c.ContentType = "application/json"
+	}
+	return c
+}
+
 // Case is one request and what must come back.
 type Case struct {
 	Rule        string      // the rule it checks, used as the subtest name

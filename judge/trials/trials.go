@@ -83,14 +83,14 @@ type Stage struct {
 
 // Trial is one run of one tool.
 type Trial struct {
-	Tool    string   `json:"tool"`
-	Number  int      `json:"trial"`
-	Seed    string   `json:"seed"`
-	Dir     string   `json:"dir"` // relative to the run's folder
-	Command []string `json:"command"`
-	URL     string   `json:"url"`
-	Start   time.Time
-	Seconds float64 `json:"seconds"`
+	Tool    string    `json:"tool"`
+	Number  int       `json:"trial"`
+	Seed    string    `json:"seed"`
+	Dir     string    `json:"dir"` // relative to the run's folder
+	Command []string  `json:"command"`
+	URL     string    `json:"url"`
+	Start   time.Time `json:"start"`
+	Seconds float64   `json:"seconds"`
 	// Outcome is how the tool ended: "finished" (exit 0), "exit N",
 	// "stopped at the budget", or "failed to start: …".
 	Outcome  string `json:"outcome"`
