@@ -77,8 +77,12 @@ type Stage struct {
 	TriggeredAfter   *float64     `json:"triggered_after,omitempty"`
 	TriggeredRequest *uint64      `json:"triggered_request,omitempty"`
 	Detected         bool         `json:"detected"`
-	// DetectedAfter is nil for a detection whose report carries no time.
+	// DetectedAfter is nil for a detection whose report carries no time;
+	// DetectedOrder is its place among the trial's detections by where the
+	// report first has them (1: first), for reports that carry order but
+	// no time (SARIF, JUnit).
 	DetectedAfter *float64 `json:"detected_after,omitempty"`
+	DetectedOrder int      `json:"detected_order,omitempty"`
 }
 
 // Trial is one run of one tool.
@@ -403,6 +407,28 @@ func stages(truth catalogue.Truth, card *score.Scorecard) []Stage {
 			}
 		}
 		out = append(out, s)
+	}
+	// The order of the detections, by each defect's first line in the report.
+	if card != nil {
+		first := map[catalogue.ID]int{}
+		for _, ds := range card.Defects {
+			for _, f := range ds.Findings {
+				if l, ok := first[ds.ID]; !ok || f.Line < l {
+					first[ds.ID] = f.Line
+				}
+			}
+		}
+		for i := range out {
+			if !out[i].Detected {
+				continue
+			}
+			out[i].DetectedOrder = 1
+			for id, l := range first {
+				if id != out[i].ID && l < first[out[i].ID] {
+					out[i].DetectedOrder++
+				}
+			}
+		}
 	}
 	return out
 }

@@ -97,9 +97,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if gs.NArg() > 0 {
 		return usageError{fmt.Errorf("%q: the tools' groups begin with -tool NAME", gs.Arg(0))}
 	}
-	tools, err := parseTools(args[groups:], stderr)
+	tools, out, err := parseTools(args[groups:], stderr)
 	if err != nil {
 		return usageError{err}
+	}
+	if out != "" {
+		o.Out = out // the interface the issue named: -out among a tool's flags
 	}
 	if len(tools) == 0 {
 		return usageError{errors.New("no -tool: -h for usage")}
@@ -123,19 +126,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // parseTools reads the groups: -tool NAME and its flags, --, the command
-// up to the next -tool.
-func parseTools(args []string, stderr io.Writer) ([]trials.Tool, error) {
-	var tools []trials.Tool
+// up to the next -tool. A group may name the run's folder too (-out), as
+// the global flag does; every group that names it must name the same.
+func parseTools(args []string, stderr io.Writer) (tools []trials.Tool, out string, err error) {
 	for len(args) > 0 {
 		if args[0] != "-tool" && args[0] != "--tool" {
-			return nil, fmt.Errorf("%q: a group begins with -tool NAME", args[0])
+			return nil, "", fmt.Errorf("%q: a group begins with -tool NAME", args[0])
 		}
 		sep := slices.Index(args, "--")
 		if sep < 0 {
-			return nil, errors.New("-tool without -- COMMAND")
+			return nil, "", errors.New("-tool without -- COMMAND")
 		}
 		var t trials.Tool
-		var seeds string
+		var seeds, groupOut string
 		fs := flag.NewFlagSet("tool", flag.ContinueOnError)
 		fs.SetOutput(stderr)
 		fs.StringVar(&t.Name, "tool", "", "the tool's name, as the report shows it")
@@ -143,14 +146,21 @@ func parseTools(args []string, stderr io.Writer) ([]trials.Tool, error) {
 		fs.DurationVar(&t.Budget, "budget", 10*time.Minute, "each trial's time; the tool is stopped at it, its report kept")
 		fs.StringVar(&seeds, "seeds", "", "the trials' seeds, comma-separated (default: each trial's number)")
 		fs.StringVar(&t.Report, "report", "", "the report to score, a glob in {out} (default: the first file the scorer reads)")
+		fs.StringVar(&groupOut, "out", "", "the run's folder, as the global -out")
 		if err := fs.Parse(args[:sep]); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if fs.NArg() > 0 {
-			return nil, fmt.Errorf("%q before --: the command comes after it", fs.Arg(0))
+			return nil, "", fmt.Errorf("%q before --: the command comes after it", fs.Arg(0))
 		}
 		if t.Name == "" {
-			return nil, errors.New("-tool needs a name")
+			return nil, "", errors.New("-tool needs a name")
+		}
+		if groupOut != "" {
+			if out != "" && out != groupOut {
+				return nil, "", fmt.Errorf("-out %s and -out %s: one run, one folder", out, groupOut)
+			}
+			out = groupOut
 		}
 		if seeds != "" {
 			t.Seeds = strings.Split(seeds, ",")
@@ -162,9 +172,9 @@ func parseTools(args []string, stderr io.Writer) ([]trials.Tool, error) {
 		}
 		t.Command, args = rest[:end], rest[end:]
 		if len(t.Command) == 0 {
-			return nil, fmt.Errorf("%s: no command after --", t.Name)
+			return nil, "", fmt.Errorf("%s: no command after --", t.Name)
 		}
 		tools = append(tools, t)
 	}
-	return tools, nil
+	return tools, out, nil
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/platform/observe"
@@ -88,6 +89,9 @@ func TestReferenceAgainstWeak(t *testing.T) {
 				}
 				if *st.TriggeredRequest <= lastReq || *st.TriggeredAfter < lastAt {
 					t.Errorf("replay trial %d: %s triggered by request %d at %.3f s, after %d at %.3f s: not in order", tr.Number, st.ID, *st.TriggeredRequest, *st.TriggeredAfter, lastReq, lastAt)
+				}
+				if want := slices.IndexFunc(catalogue.Defects, func(d catalogue.Defect) bool { return d.ID == st.ID }) + 1; st.DetectedOrder != want {
+					t.Errorf("replay trial %d: %s detected %d-th in the report, want %d-th", tr.Number, st.ID, st.DetectedOrder, want)
 				}
 				lastReq, lastAt = *st.TriggeredRequest, *st.TriggeredAfter
 			}
@@ -194,13 +198,14 @@ func TestRunningDeployment(t *testing.T) {
 // -tool, and a malformed one is a usage error.
 func TestParseTools(t *testing.T) {
 	t.Parallel()
-	tools, err := parseTools([]string{"-tool", "a", "-trials", "3", "-seeds", "7,8,9", "--", "st", "run", "{url}", "-tool", "b", "--", "nuclei", "-u", "{url}"}, io.Discard)
-	if err != nil || len(tools) != 2 || tools[0].Trials != 3 || !slices.Equal(tools[0].Seeds, []string{"7", "8", "9"}) ||
+	tools, out, err := parseTools([]string{"-tool", "a", "-trials", "3", "-seeds", "7,8,9", "-out", "runs/x", "--", "st", "run", "{url}", "-tool", "b", "--", "nuclei", "-u", "{url}"}, io.Discard)
+	if err != nil || len(tools) != 2 || tools[0].Trials != 3 || !slices.Equal(tools[0].Seeds, []string{"7", "8", "9"}) || out != "runs/x" ||
 		!slices.Equal(tools[0].Command, []string{"st", "run", "{url}"}) || !slices.Equal(tools[1].Command, []string{"nuclei", "-u", "{url}"}) || tools[1].Trials != 10 {
 		t.Fatalf("%v %+v", err, tools)
 	}
-	for _, bad := range [][]string{{"st", "run"}, {"-tool", "a", "st"}, {"-tool", "a", "--"}, {"-tool", "", "--", "x"}} {
-		if _, err := parseTools(bad, io.Discard); err == nil {
+	for _, bad := range [][]string{{"st", "run"}, {"-tool", "a", "st"}, {"-tool", "a", "--"}, {"-tool", "", "--", "x"},
+		{"-tool", "a", "-out", "x", "--", "t", "-tool", "b", "-out", "y", "--", "t"}} {
+		if _, _, err := parseTools(bad, io.Discard); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
