@@ -7,8 +7,8 @@
 // stages per trial, each with its time since the trial began: its
 // operation reached and the defect triggered (from the server, which
 // numbers and times the first request of each), and the defect detected
-// (from the tool's report, where it carries a time). Report summarizes
-// the trials per tool and compares tools pairwise.
+// (from the tool's report, where it carries a time). Summarize sums the
+// trials up per tool and compares tools pairwise.
 package trials
 
 import (
@@ -96,7 +96,8 @@ type Trial struct {
 	Start   time.Time `json:"start"`
 	Seconds float64   `json:"seconds"`
 	// Outcome is how the tool ended: "finished" (exit 0), "exit N",
-	// "stopped at the budget", or "failed to start: …".
+	// "stopped at the budget", "interrupted" (the run was), or "failed to
+	// start: …".
 	Outcome  string `json:"outcome"`
 	ExitCode int    `json:"exit_code"`
 	// Report is the scored report, relative to the run's folder; ""
@@ -272,6 +273,9 @@ func runTrial(ctx context.Context, o Options, tl Tool, t *Trial) error {
 				err = <-done
 			}
 			t.Outcome = "stopped at the budget"
+			if ctx.Err() != nil {
+				t.Outcome = "interrupted"
+			}
 		}
 		t.ExitCode = cmd.ProcessState.ExitCode()
 		if t.Outcome == "" {
