@@ -15,7 +15,6 @@ import (
 // operation's path.
 type reachLog struct {
 	byPath   map[string]*reachOp // the operations by path (each path has one)
-	ops      []*reachOp          // in the catalogue's order
 	requests atomic.Uint64       // every request since the reset, any path: the last one's index
 }
 
@@ -32,9 +31,7 @@ type reachOp struct {
 func newReachLog() *reachLog {
 	l := &reachLog{byPath: map[string]*reachOp{}}
 	for _, e := range catalogue.Endpoints {
-		op := &reachOp{method: e.Method}
-		l.byPath[e.Path] = op
-		l.ops = append(l.ops, op)
+		l.byPath[e.Path] = &reachOp{method: e.Method}
 	}
 	return l
 }
@@ -57,7 +54,7 @@ func (l *reachLog) writer(w http.ResponseWriter, r *http.Request, n uint64) (htt
 
 // reset empties the counts (requests in flight count from then on).
 func (l *reachLog) reset() {
-	for _, op := range l.ops {
+	for _, op := range l.byPath {
 		for i := range op.status {
 			op.status[i].Store(0)
 		}

@@ -143,13 +143,27 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]Trial, error) {
 	if o.Defects == (catalogue.Set{}) {
 		o.Defects = catalogue.All()
 	}
-	var jobs []*Trial
+	// Each tool with its defaults once; a trial each, in order.
+	type job struct {
+		tool  Tool
+		trial *Trial
+		ran   bool
+	}
+	var jobs []*job
+	names := map[string]bool{}
 	for _, tl := range tools {
 		if tl.Name == "" || len(tl.Command) == 0 {
 			return nil, errors.New("trials: a tool needs a name and a command")
 		}
+		if names[slug(tl.Name)] {
+			return nil, fmt.Errorf("trials: two tools named %q: each needs a folder of its own", tl.Name)
+		}
+		names[slug(tl.Name)] = true
 		if tl.Trials <= 0 {
 			tl.Trials = 10
+		}
+		if tl.Budget <= 0 {
+			tl.Budget = 10 * time.Minute
 		}
 		if len(tl.Seeds) > 0 && len(tl.Seeds) != tl.Trials {
 			return nil, fmt.Errorf("trials: %s: %d seeds for %d trials", tl.Name, len(tl.Seeds), tl.Trials)
@@ -159,18 +173,8 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]Trial, error) {
 			if len(tl.Seeds) > 0 {
 				seed = tl.Seeds[i-1]
 			}
-			jobs = append(jobs, &Trial{Tool: tl.Name, Number: i, Seed: seed, Dir: filepath.Join(slug(tl.Name), fmt.Sprintf("trial-%02d", i))})
+			jobs = append(jobs, &job{tool: tl, trial: &Trial{Tool: tl.Name, Number: i, Seed: seed, Dir: filepath.Join(slug(tl.Name), fmt.Sprintf("trial-%02d", i))}})
 		}
-	}
-	byName := map[string]Tool{}
-	for _, tl := range tools {
-		if tl.Trials <= 0 {
-			tl.Trials = 10
-		}
-		if tl.Budget <= 0 {
-			tl.Budget = 10 * time.Minute
-		}
-		byName[tl.Name] = tl
 	}
 	sem := make(chan struct{}, o.Concurrency)
 	var wg sync.WaitGroup
@@ -181,19 +185,23 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]Trial, error) {
 			break
 		}
 		sem <- struct{}{}
+		j.ran = true
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := runTrial(ctx, o, byName[j.Tool], j); err != nil {
+			if err := runTrial(ctx, o, j.tool, j.trial); err != nil {
 				mu.Lock()
-				errs = append(errs, fmt.Errorf("%s trial %d: %w", j.Tool, j.Number, err))
+				errs = append(errs, fmt.Errorf("%s trial %d: %w", j.trial.Tool, j.trial.Number, err))
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	out := make([]Trial, 0, len(jobs))
+	// The trials that ran (an interrupted run stops starting new ones).
+	var out []Trial
 	for _, j := range jobs {
-		out = append(out, *j)
+		if j.ran {
+			out = append(out, *j.trial)
+		}
 	}
 	return out, errors.Join(append(errs, ctx.Err())...)
 }
