@@ -164,21 +164,10 @@ func (cp *controlPlane) kubectl(stdin []byte, args ...string) (string, error) {
 }
 
 // restrictedNamespace makes a namespace that enforces, warns and audits
-// PodSecurity restricted.
+// PodSecurity restricted: deploy/kube-node/namespace.yaml, the node's own.
 func (cp *controlPlane) restrictedNamespace(t *testing.T, name string) {
 	t.Helper()
-	ns := fmt.Sprintf(`apiVersion: v1
-kind: Namespace
-metadata:
-  name: %s
-  labels:
-    pod-security.kubernetes.io/enforce: restricted
-    pod-security.kubernetes.io/enforce-version: latest
-    pod-security.kubernetes.io/warn: restricted
-    pod-security.kubernetes.io/warn-version: latest
-    pod-security.kubernetes.io/audit: restricted
-    pod-security.kubernetes.io/audit-version: latest
-`, name)
+	ns := renderNodeFile(t, "namespace.yaml", "NAMESPACE="+name)
 	if out, err := cp.kubectl([]byte(ns), "apply", "--server-side", "-f", "-"); err != nil {
 		t.Fatal(err, out)
 	}

@@ -29,6 +29,8 @@ require (
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
 	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
+	k8s.io/kube-proxy v0.37.2 // indirect
+	k8s.io/kubelet v0.37.2 // indirect
 )
 
 require (

@@ -9,9 +9,13 @@
 # - From the Go module proxy, pinned: kube-apiserver, kube-controller-manager,
 #   kube-scheduler, kubelet, kube-proxy and kubectl ${KUBE_VERSION} (the
 #   e2e/kubeplane module), CoreDNS ${COREDNS_VERSION}, metrics-server
-#   ${METRICS_SERVER_VERSION} (the autoscaler's resource metrics) and
-#   Prometheus (with Kubernetes discovery, which Debian's lacks), into
-#   SHOWCASE_KUBE_BIN (default ~/.cache/defect-showcase/kube-${KUBE_VERSION}).
+#   ${METRICS_SERVER_VERSION} (the autoscaler's resource metrics),
+#   kube-router ${KUBE_ROUTER_VERSION} (its firewall alone: the
+#   NetworkPolicies, enforced with iptables and ipset) and Prometheus (with
+#   Kubernetes discovery, which Debian's lacks), into SHOWCASE_KUBE_BIN
+#   (default ~/.cache/defect-showcase/kube-${KUBE_VERSION}).
+# - From Debian, for kube-router: ipset; for kube-node.sh: gettext-base
+#   (envsubst fills in deploy/kube-node's files), procps (pgrep).
 #
 # Where it cannot install (not root, no apt), it says so; kube-up refuses to
 # start and the tests that need a piece skip locally and fail in CI.
@@ -23,6 +27,10 @@ COREDNS_VERSION=${COREDNS_VERSION:-v1.15.0}
 # is built without Kubernetes discovery.
 PROMETHEUS_MODULE_VERSION=v0.316.0
 METRICS_SERVER_VERSION=v0.8.0
+# The newest kube-router the module proxy serves (v2.4 and later: refused);
+# docs/deploy.md says which flaws are reported for it and why none reaches
+# the node.
+KUBE_ROUTER_VERSION=v2.1.0
 PROMETHEUS_VERSION=3.16.0
 kube_bin=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$KUBE_VERSION}
 
@@ -36,6 +44,9 @@ command -v nsenter >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 || need
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 command -v iptables >/dev/null 2>&1 || need_apt+=(iptables)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
+command -v ipset >/dev/null 2>&1 || need_apt+=(ipset)
+command -v envsubst >/dev/null 2>&1 || need_apt+=(gettext-base)
+command -v pgrep >/dev/null 2>&1 || need_apt+=(procps)
 "$(dirname "$0")/apt-install.sh" kube-deps "${need_apt[@]}"
 
 # The Kubernetes programs, stamped with their version (a plain go build
@@ -78,4 +89,10 @@ from_proxy() {
 "$kube_bin/metrics-server" --version 2>/dev/null | grep -qx "${METRICS_SERVER_VERSION}" ||
 	from_proxy metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}" \
 		"-X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}" -mod=mod
+# kube-router prints no version of its own (-version is empty without
+# ldflags): a stamp file beside it names the version built.
+[ -x "$kube_bin/kube-router" ] && [ "$(cat "$kube_bin/kube-router.version" 2>/dev/null)" = "$KUBE_ROUTER_VERSION" ] || {
+	from_proxy kube-router "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION}" "" -mod=mod &&
+		[ -x "$kube_bin/kube-router" ] && echo "$KUBE_ROUTER_VERSION" >"$kube_bin/kube-router.version"
+}
 exit 0

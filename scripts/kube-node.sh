@@ -13,6 +13,10 @@
 #                        127.0.0.1:PROM_PORT
 #   kube-node.sh load IMAGE...   import Docker images into the node
 #   kube-node.sh exec CMD...     run CMD in the node's network namespace
+#   kube-node.sh restart NAME    stop one of the node's daemons and start it
+#                        again as up did (kube-router, metrics-server,
+#                        kube-scheduler, kube-controller-manager)
+#   kube-node.sh render FILE     a file of deploy/kube-node as up fills it in
 #
 # The node lives in namespaces of its own, held by one process (the pause
 # program): a network namespace joined to the host only by a veth pair
@@ -22,13 +26,22 @@
 # process does. In it: etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, CoreDNS, a containerd of its own (Docker's is left
 # alone), kubelet, kube-proxy and metrics-server (behind the API server's
-# aggregation layer, for the gateway's autoscaler). Pods sit on a CNI bridge (10.244.0.0/24,
+# aggregation layer, for the gateway's autoscaler) and kube-router's
+# firewall (the NetworkPolicies, enforced before the first Pod of ours
+# starts). Pods sit on a CNI bridge (10.244.0.0/24,
 # no masquerade); a raw-table fence, in place before containerd starts,
 # drops every packet from the bridge that is not for a Pod, a Service or
 # the node itself. What touches the host outside that is recorded and
 # undone by down: the sysctls kubelet rewrites, the cgroups under
-# /defect-showcase, two mount points it may create (/run/containerd,
-# /var/lib/cni), and SHOWCASE_KUBE_ROOT (everything on disk).
+# /defect-showcase, the mount points it may create (/run/containerd,
+# /var/lib/cni, /var/lib/kubelet), the images it builds into Docker, and
+# SHOWCASE_KUBE_ROOT (everything on disk). up interrupted (Ctrl-C,
+# SIGTERM, SIGHUP) or failing takes down what it made.
+#
+# The node's configuration is in files of its own, deploy/kube-node: the
+# programs' flags (*.flags), the kubelet's, kube-proxy's, containerd's,
+# the CNI's and CoreDNS's files, the fence, the RBAC of the node's own
+# components; ${NAME} in them is filled in by render (envsubst).
 set -euo pipefail
 umask 022
 
@@ -55,7 +68,17 @@ CGROUP=defect-showcase
 MARK=.defect-showcase-kube # ROOT is removed only when it holds this file
 # What kubelet rewrites at start (kubeadm's and kind's nodes let it): put back by down.
 SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
-DAEMONS=(prometheus-forward port-forward metrics-server kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd)
+DAEMONS=(prometheus-forward port-forward kube-router metrics-server kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd)
+# Paths on the host's own file system that containerd and kubelet write
+# whatever their configuration says (shim sockets and runc state, the CNI
+# cache, the kubelet's device-plugin socket): each is a private tmpfs in the
+# node's mount namespace; the empty mount point, if up had to make it, is
+# removed by down.
+PRIVATE=(/run/containerd /var/lib/cni /var/lib/kubelet)
+CONF=$repo/deploy/kube-node
+# The names render fills in.
+export ROOT NODE NODE_IP HOST_IP POD_CIDR SVC_CIDR PREFIX TAG CGROUP
+RENDERED='${ROOT} ${NODE} ${NODE_IP} ${HOST_IP} ${POD_CIDR} ${SVC_CIDR} ${PREFIX} ${TAG} ${CGROUP} ${KUBE_USER} ${KUBE_TOKEN} ${NAMESPACE} ${CA_BUNDLE}'
 
 say() { echo "kube-node: $*" >&2; }
 die() {
@@ -63,6 +86,14 @@ die() {
 	exit 1
 }
 kubectl() { "$BIN/kubectl" --kubeconfig "$ROOT/admin.kubeconfig" "$@"; }
+# render FILE: deploy/kube-node/FILE with the node's values filled in; any
+# other $ stays as it is.
+render() { envsubst "$RENDERED" <"$CONF/$1"; }
+# flags NAME: the flags of deploy/kube-node/NAME.flags, rendered, one an
+# element of the array FLAGS (comments and blank lines left out).
+flags() { mapfile -t FLAGS < <(render "$1.flags" | grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$'); }
+# stage WHAT: say which part of up starts now (a test interrupts up at them).
+stage() { say "up: $*"; }
 anchor_pid() { cat "$ROOT/pids/node" 2>/dev/null || true; }
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 anchored() { [ "$(readlink "/proc/$(anchor_pid)/exe" 2>/dev/null)" = "$ROOT/bin/pause" ]; }
@@ -76,6 +107,14 @@ start() {
 	local name=$1
 	shift
 	start_host "$name" nsenter -t "$(anchor_pid)" -n -m -- "$@"
+}
+# start_daemon NAME: NAME's program with the flags of NAME.flags, in the
+# node (kube-router's, metrics-server's and the control plane's).
+start_daemon() {
+	local name=$1 prog=$BIN/$1
+	[ "$name" != etcd ] || prog=etcd
+	flags "$name"
+	start "$name" "$prog" "${FLAGS[@]}"
 }
 start_host() {
 	local name=$1
@@ -107,10 +146,10 @@ wait_for() {
 require() {
 	local missing=()
 	[ "$(id -u)" = 0 ] || die "needs root (network and mount namespaces, cgroups, iptables)"
-	for c in containerd ctr runc nsenter unshare ip iptables ip6tables openssl etcd docker go; do
+	for c in containerd ctr runc nsenter unshare ip iptables iptables-restore ip6tables-restore ipset openssl etcd docker go envsubst; do
 		command -v "$c" >/dev/null 2>&1 || missing+=("$c")
 	done
-	for c in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns metrics-server; do
+	for c in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns metrics-server kube-router; do
 		[ -x "$BIN/$c" ] || missing+=("$BIN/$c")
 	done
 	for c in bridge host-local loopback; do
@@ -122,13 +161,14 @@ require() {
 
 port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# recorded KEY: KEY's value in up's record (ROOT/up, lines KEY=VALUE):
+# read as data, never sourced.
+recorded() { sed -n "s/^$1=//p" "$ROOT/up" 2>/dev/null | head -n 1; }
+
 status() {
 	if is_up; then
-		# shellcheck disable=SC1091
-		. "$ROOT/up" # overlay, port, admin_port and pod: up's record
-		# shellcheck disable=SC2154
-		echo "kube-node: up (overlay $overlay, Kubernetes $KUBE_VERSION): API http://127.0.0.1:$port, admin http://127.0.0.1:$admin_port (Pod $pod)"
-		[ -z "${prom_port:-}" ] || echo "kube-node: Prometheus http://127.0.0.1:$prom_port"
+		echo "kube-node: up (overlay $(recorded overlay), Kubernetes $KUBE_VERSION): API http://127.0.0.1:$(recorded port), admin http://127.0.0.1:$(recorded admin_port) (Pod $(recorded pod))"
+		[ -z "$(recorded prom_port)" ] || echo "kube-node: Prometheus http://127.0.0.1:$(recorded prom_port)"
 		echo "KUBECONFIG=$ROOT/admin.kubeconfig"
 		return 0
 	fi
@@ -177,7 +217,7 @@ pki() {
 	# RBAC knows; the admin's is the user's (and CoreDNS's).
 	local user tok
 	: >"$ROOT/tokens.csv"
-	for user in admin kubelet kube-proxy kube-scheduler kube-controller-manager metrics-server; do
+	for user in admin kubelet kube-proxy kube-scheduler kube-controller-manager metrics-server kube-router; do
 		tok=$(openssl rand -hex 24)
 		case $user in
 		admin) echo "$tok,admin,admin,system:masters" ;;
@@ -185,20 +225,7 @@ pki() {
 		metrics-server) echo "$tok,system:metrics-server,metrics-server" ;;
 		*) echo "$tok,system:$user,$user" ;;
 		esac >>"$ROOT/tokens.csv"
-		cat >"$ROOT/$user.kubeconfig" <<-EOF
-			apiVersion: v1
-			kind: Config
-			clusters:
-			- name: $NODE
-			  cluster: {server: "https://$NODE_IP:6443", certificate-authority: "$d/ca.crt"}
-			users:
-			- name: $user
-			  user: {token: "$tok"}
-			contexts:
-			- name: $NODE
-			  context: {cluster: $NODE, user: $user}
-			current-context: $NODE
-		EOF
+		KUBE_USER=$user KUBE_TOKEN=$tok render kubeconfig.yaml >"$ROOT/$user.kubeconfig"
 	done
 	chmod 600 "$ROOT/tokens.csv" "$ROOT"/*.kubeconfig
 }
@@ -221,43 +248,35 @@ network() {
 	# bridged traffic passes iptables (a Service's answer from a Pod on the
 	# same bridge must be un-NATed): both sysctls are the node's own.
 	in_node sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
-	# The fence: from the bridge, only to Pods, Services and the node.
-	in_node iptables -w -t raw -N SHOWCASE-FENCE
-	in_node iptables -w -t raw -A SHOWCASE-FENCE -d "$POD_CIDR" -j RETURN
-	in_node iptables -w -t raw -A SHOWCASE-FENCE -d "$SVC_CIDR" -j RETURN
-	in_node iptables -w -t raw -A SHOWCASE-FENCE -d "$NODE_IP/32" -j RETURN
-	in_node iptables -w -t raw -A SHOWCASE-FENCE -m comment --comment "pod traffic never leaves the node" -j DROP
-	in_node iptables -w -t raw -A PREROUTING -i cni0 -j SHOWCASE-FENCE
-	# The node itself: out of eth0 only to the host's end of the link. In
-	# POSTROUTING, where the device is the one a packet really leaves by
-	# (OUTPUT's is the route chosen before kube-proxy's NAT).
-	in_node iptables -w -t mangle -A POSTROUTING -o eth0 ! -d "$HOST_IP/32" -m comment --comment "the node speaks only to the host" -j DROP
-	in_node iptables -w -A FORWARD -o eth0 -m comment --comment "nothing is forwarded off the node" -j DROP
+	# The fence (deploy/kube-node/fence.rules, fence6.rules): from the
+	# bridge only to Pods, Services and the node; from the node only to
+	# the host's end of the link; nothing forwarded off it.
+	render fence.rules | in_node iptables-restore -w --noflush
+	render fence6.rules | in_node ip6tables-restore -w --noflush
 	# The node's own clients (a load test run in it) reach Services: a
 	# route for their range, which kube-proxy's NAT turns into a Pod's
 	# address; one it does not is dropped by the rule above.
 	in_node ip route add "$SVC_CIDR" dev eth0
-	in_node ip6tables -w -P FORWARD DROP
-	in_node ip6tables -w -P OUTPUT DROP
-	in_node ip6tables -w -A OUTPUT -o lo -j ACCEPT
 	# Proven before anything starts: no default route, the fence in place.
 	[ -z "$(in_node ip route show default)" ] || die "the node has a default route"
 	in_node iptables -w -t raw -C PREROUTING -i cni0 -j SHOWCASE-FENCE || die "the fence is not in place"
 }
 
-# Private mounts for paths containerd and kubelet write regardless of
-# their configuration: shim sockets and runc state (/run/containerd), the
-# CNI cache (/var/lib/cni), Pod logs and their links (/var/log).
+# Private mounts for the paths containerd and kubelet write regardless of
+# their configuration (PRIVATE), and for Pod logs and their links
+# (/var/log, which exists everywhere).
 private_mounts() {
 	local p
 	: >"$ROOT/made-on-host"
 	# mount(8) keeps its userspace table in /run/mount, the host's /run:
 	# made by the first mount below if the host has none, and removed by down.
 	[ -e /run/mount ] || echo /run/mount >>"$ROOT/made-on-host"
-	for p in /run/containerd /var/lib/cni; do
+	for p in "${PRIVATE[@]}"; do
 		if [ ! -e "$p" ]; then
-			mkdir -p "$p"
+			# Recorded before it is made: an up interrupted in between
+			# leaves nothing down does not know of.
 			echo "$p" >>"$ROOT/made-on-host"
+			mkdir "$p"
 		fi
 		in_node mount -t tmpfs -o mode=0755 "showcase-node" "$p"
 	done
@@ -301,112 +320,20 @@ cgroups() {
 }
 
 control_plane() {
-	start etcd etcd --name "$NODE" --data-dir "$ROOT/etcd" \
-		--listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
-		--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
-		--initial-cluster "$NODE=http://127.0.0.1:2380" --listen-metrics-urls ""
+	start_daemon etcd
 	wait_for etcd 30 in_node bash -c 'exec 3<>/dev/tcp/127.0.0.1/2379 && printf "GET /health HTTP/1.0\r\n\r\n" >&3 && grep -q "\"health\":\"true\"" <&3'
-	local p=$ROOT/pki
-	start kube-apiserver "$BIN/kube-apiserver" --etcd-servers http://127.0.0.1:2379 \
-		--bind-address "$NODE_IP" --advertise-address "$NODE_IP" --secure-port 6443 \
-		--tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" \
-		--client-ca-file "$p/ca.crt" --token-auth-file "$ROOT/tokens.csv" --anonymous-auth=false \
-		--authorization-mode Node,RBAC --enable-admission-plugins NodeRestriction \
-		--service-account-issuer https://kubernetes.default.svc.cluster.local \
-		--service-account-key-file "$p/sa.pub" --service-account-signing-key-file "$p/sa.key" \
-		--service-cluster-ip-range "$SVC_CIDR" \
-		--kubelet-client-certificate "$p/apiserver-kubelet-client.crt" --kubelet-client-key "$p/apiserver-kubelet-client.key" \
-		--kubelet-certificate-authority "$p/ca.crt" --kubelet-preferred-address-types InternalIP \
-		--requestheader-client-ca-file "$p/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
-		--requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
-		--requestheader-extra-headers-prefix X-Remote-Extra- \
-		--proxy-client-cert-file "$p/front-proxy-client.crt" --proxy-client-key-file "$p/front-proxy-client.key" \
-		--enable-aggregator-routing=true \
-		--profiling=false
+	start_daemon kube-apiserver
 	wait_for kube-apiserver 90 kubectl get --raw /readyz
-	start kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$ROOT/kube-controller-manager.kubeconfig" \
-		--use-service-account-credentials --service-account-private-key-file "$p/sa.key" --root-ca-file "$p/ca.crt" \
-		--leader-elect=false --bind-address 127.0.0.1 --secure-port 0 --profiling=false
-	start kube-scheduler "$BIN/kube-scheduler" --kubeconfig "$ROOT/kube-scheduler.kubeconfig" \
-		--leader-elect=false --bind-address 127.0.0.1 --secure-port 0 --profiling=false
-	cat >"$ROOT/Corefile" <<-EOF
-		# The cluster's names only: no forward, so no query ever leaves the node.
-		cluster.local:53 in-addr.arpa:53 ip6.arpa:53 {
-		    bind $NODE_IP
-		    errors
-		    kubernetes cluster.local in-addr.arpa ip6.arpa {
-		        kubeconfig $ROOT/admin.kubeconfig
-		        pods insecure
-		        fallthrough in-addr.arpa ip6.arpa
-		    }
-		    cache 30
-		}
-		.:53 {
-		    bind $NODE_IP
-		    errors
-		    template ANY ANY {
-		        rcode NXDOMAIN
-		    }
-		}
-	EOF
+	start_daemon kube-controller-manager
+	start_daemon kube-scheduler
+	render Corefile >"$ROOT/Corefile"
 	start coredns "$BIN/coredns" -conf "$ROOT/Corefile"
 }
 
 runtime() {
 	mkdir -p "$ROOT/cni/net.d"
-	cat >"$ROOT/cni/net.d/10-showcase.conflist" <<-EOF
-		{
-		  "cniVersion": "1.0.0",
-		  "name": "showcase-pods",
-		  "plugins": [
-		    {
-		      "type": "bridge",
-		      "bridge": "cni0",
-		      "isGateway": true,
-		      "ipMasq": false,
-		      "hairpinMode": true,
-		      "ipam": {
-		        "type": "host-local",
-		        "dataDir": "$ROOT/cni/ipam",
-		        "ranges": [[{"subnet": "$POD_CIDR"}]],
-		        "routes": [{"dst": "0.0.0.0/0"}]
-		      }
-		    }
-		  ]
-		}
-	EOF
-	cat >"$ROOT/containerd.toml" <<-EOF
-		version = 2
-		root = "$ROOT/containerd/root"
-		state = "$ROOT/containerd/state"
-		disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.snapshotter.v1.zfs"]
-		[grpc]
-		  address = "$ROOT/containerd.sock"
-		[ttrpc]
-		  address = "$ROOT/containerd.sock.ttrpc"
-		[metrics]
-		  address = ""
-		[plugins."io.containerd.internal.v1.opt"]
-		  path = "$ROOT/containerd/opt"
-		[plugins."io.containerd.grpc.v1.cri"]
-		  sandbox_image = "docker.io/$PREFIX/pause:$TAG"
-		  # This machine gives root no CAP_SYS_RESOURCE: a negative oom_score_adj fails.
-		  restrict_oom_score_adj = true
-		  netns_mounts_under_state_dir = true
-		  stream_server_address = "127.0.0.1"
-		  stream_server_port = "0"
-		  [plugins."io.containerd.grpc.v1.cri".containerd]
-		    snapshotter = "overlayfs"
-		    default_runtime_name = "runc"
-		    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
-		      runtime_type = "io.containerd.runc.v2"
-		      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
-		        SystemdCgroup = false
-		  [plugins."io.containerd.grpc.v1.cri".cni]
-		    bin_dir = "/usr/lib/cni"
-		    conf_dir = "$ROOT/cni/net.d"
-		    max_conf_num = 1
-	EOF
+	render cni.conflist >"$ROOT/cni/net.d/10-showcase.conflist"
+	render containerd.toml >"$ROOT/containerd.toml"
 	start containerd containerd --config "$ROOT/containerd.toml"
 	wait_for containerd 30 ctr --address "$ROOT/containerd.sock" version
 }
@@ -418,10 +345,24 @@ load() {
 	docker save "$@" | ctr --address "$ROOT/containerd.sock" -n k8s.io images import - >/dev/null
 }
 
+# build_image REF DOCKER-BUILD-ARGS...: an image of the node's own (the
+# pause image, Prometheus's), labelled as such; recorded for down, which
+# removes only what carries the label. A user's own image at REF is never
+# built over.
+IMAGE_LABEL=org.defect-showcase.kube-node
+build_image() {
+	local ref=$1 out
+	shift
+	if docker image inspect "$ref" >/dev/null 2>&1 && [ -z "$(image_ours "$ref")" ]; then
+		die "an image $ref exists and is not kube-node's: choose another IMAGE_PREFIX or SHOWCASE_TAG"
+	fi
+	echo "$ref" >>"$ROOT/built-images"
+	out=$(docker build -q --label "$IMAGE_LABEL=1" -t "$ref" "$@" 2>&1) || die "docker build of $ref: $out"
+}
+image_ours() { docker image inspect -f "{{index .Config.Labels \"$IMAGE_LABEL\"}}" "$1" 2>/dev/null || true; }
+
 images() {
-	local out
-	out=$(docker build -q --target prebuilt --build-arg SERVICE=showcase-pause -t "$PREFIX/pause:$TAG" "$repo" 2>&1) ||
-		die "docker build of the pause image: $out"
+	build_image "$PREFIX/pause:$TAG" --target prebuilt --build-arg SERVICE=showcase-pause "$repo"
 	local imgs=("$PREFIX/pause:$TAG") svc
 	for svc in gateway security-svc errors-svc conformance-svc performance-svc; do
 		docker image inspect "$PREFIX/$svc:$TAG" >/dev/null 2>&1 || die "no image $PREFIX/$svc:$TAG: make images SHOWCASE_TAG=$TAG builds it"
@@ -431,53 +372,36 @@ images() {
 }
 
 node() {
-	cat >"$ROOT/kubelet.yaml" <<-EOF
-		apiVersion: kubelet.config.k8s.io/v1beta1
-		kind: KubeletConfiguration
-		address: $NODE_IP
-		readOnlyPort: 0
-		healthzBindAddress: 127.0.0.1
-		authentication:
-		  anonymous: {enabled: false}
-		  webhook: {enabled: true}
-		  x509: {clientCAFile: $ROOT/pki/ca.crt}
-		authorization: {mode: Webhook}
-		tlsCertFile: $ROOT/pki/kubelet.crt
-		tlsPrivateKeyFile: $ROOT/pki/kubelet.key
-		containerRuntimeEndpoint: unix://$ROOT/containerd.sock
-		cgroupDriver: cgroupfs
-		cgroupRoot: /$CGROUP
-		failCgroupV1: false
-		failSwapOn: false
-		clusterDNS: [$NODE_IP]
-		clusterDomain: cluster.local
-		resolvConf: $ROOT/resolv.conf
-		podLogsDir: /var/log/pods
-		# Nothing can be pulled again: never collect an image, never evict for disk (kind's settings).
-		imageGCHighThresholdPercent: 100
-		evictionHard: {nodefs.available: "0%", nodefs.inodesFree: "0%", imagefs.available: "0%"}
-		hairpinMode: hairpin-veth
-		serializeImagePulls: false
-	EOF
+	render kubelet.yaml >"$ROOT/kubelet.yaml"
 	: >"$ROOT/resolv.conf"
-	cat >"$ROOT/kube-proxy.yaml" <<-EOF
-		apiVersion: kubeproxy.config.k8s.io/v1alpha1
-		kind: KubeProxyConfiguration
-		mode: iptables
-		clientConnection: {kubeconfig: $ROOT/kube-proxy.kubeconfig}
-		hostnameOverride: $NODE
-		clusterCIDR: $POD_CIDR
-		bindAddress: $NODE_IP
-		healthzBindAddress: 127.0.0.1:10256
-		metricsBindAddress: 127.0.0.1:10249
-		# The machine's conntrack table and timeouts are the host's: leave them.
-		conntrack: {maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
-	EOF
+	render kube-proxy.yaml >"$ROOT/kube-proxy.yaml"
 	start kube-proxy "$BIN/kube-proxy" --config "$ROOT/kube-proxy.yaml"
-	start kubelet "$BIN/kubelet" --config "$ROOT/kubelet.yaml" --kubeconfig "$ROOT/kubelet.kubeconfig" \
-		--root-dir "$ROOT/kubelet" --hostname-override "$NODE" --node-ip "$NODE_IP"
+	start_kubelet
 	wait_for "the node" 60 kubectl get node "$NODE"
 	kubectl wait --for=condition=Ready "node/$NODE" --timeout=60s >/dev/null
+}
+
+start_kubelet() {
+	start kubelet "$BIN/kubelet" --config "$ROOT/kubelet.yaml" --kubeconfig "$ROOT/kubelet.kubeconfig" \
+		--root-dir "$ROOT/kubelet" --hostname-override "$NODE" --node-ip "$NODE_IP"
+}
+
+# firewall: kube-router's firewall, which enforces the NetworkPolicies
+# (iptables and ipset in the node's namespace), as a user of its own
+# (deploy/kube-node/kube-router.yaml); ready when its chains hook the
+# node's FORWARD, before any Pod of ours starts.
+firewall() {
+	render kube-router.yaml | kubectl apply --server-side -f - >/dev/null
+	wait_for "kube-router's RBAC" 30 kubectl auth can-i list networkpolicies.networking.k8s.io --all-namespaces --as system:kube-router
+	start_daemon kube-router
+	wait_for "kube-router's firewall" 60 firewall_synced
+}
+# firewall_synced: kube-router is alive, has finished a sync since it
+# started (its log, at -v 1, says so) and its chains hook FORWARD.
+firewall_synced() {
+	alive "$(cat "$ROOT/pids/kube-router" 2>/dev/null)" &&
+		[ "$(grep -c 'sync iptables took' "$ROOT/logs/kube-router.log")" -gt "${1:-0}" ] &&
+		in_node iptables -w -S FORWARD | grep -q -- '-j KUBE-ROUTER-FORWARD'
 }
 
 # metrics: metrics-server, as the autoscaler needs it: a process of the
@@ -488,91 +412,9 @@ node() {
 metrics() {
 	# Its RBAC first, in force before it starts: without it metrics-server
 	# cannot read the request-header CA, and exits.
-	kubectl apply --server-side -f - >/dev/null <<-EOF
-		apiVersion: rbac.authorization.k8s.io/v1
-		kind: ClusterRole
-		metadata:
-		  name: system:metrics-server
-		rules:
-		  - apiGroups: [""]
-		    resources: [nodes/metrics]
-		    verbs: [get]
-		  - apiGroups: [""]
-		    resources: [pods, nodes]
-		    verbs: [get, list, watch]
-		---
-		apiVersion: rbac.authorization.k8s.io/v1
-		kind: ClusterRoleBinding
-		metadata:
-		  name: system:metrics-server
-		roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:metrics-server}
-		subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: system:metrics-server}]
-		---
-		apiVersion: rbac.authorization.k8s.io/v1
-		kind: ClusterRoleBinding
-		metadata:
-		  name: metrics-server:system:auth-delegator
-		roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: system:auth-delegator}
-		subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: system:metrics-server}]
-		---
-		apiVersion: rbac.authorization.k8s.io/v1
-		kind: RoleBinding
-		metadata:
-		  name: metrics-server-auth-reader
-		  namespace: kube-system
-		roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: extension-apiserver-authentication-reader}
-		subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: system:metrics-server}]
-		---
-		apiVersion: rbac.authorization.k8s.io/v1
-		kind: ClusterRole
-		metadata:
-		  name: system:aggregated-metrics-reader
-		  labels:
-		    rbac.authorization.k8s.io/aggregate-to-view: "true"
-		    rbac.authorization.k8s.io/aggregate-to-edit: "true"
-		    rbac.authorization.k8s.io/aggregate-to-admin: "true"
-		rules:
-		  - apiGroups: [metrics.k8s.io]
-		    resources: [pods, nodes]
-		    verbs: [get, list, watch]
-		---
-		apiVersion: v1
-		kind: Service
-		metadata:
-		  name: metrics-server
-		  namespace: kube-system
-		spec:
-		  ports: [{name: https, port: 443, targetPort: 4443, protocol: TCP}]
-		---
-		apiVersion: discovery.k8s.io/v1
-		kind: EndpointSlice
-		metadata:
-		  name: metrics-server
-		  namespace: kube-system
-		  labels: {kubernetes.io/service-name: metrics-server}
-		addressType: IPv4
-		ports: [{name: https, port: 4443, protocol: TCP}]
-		endpoints: [{addresses: ["$NODE_IP"], conditions: {ready: true}}]
-		---
-		apiVersion: apiregistration.k8s.io/v1
-		kind: APIService
-		metadata:
-		  name: v1beta1.metrics.k8s.io
-		spec:
-		  group: metrics.k8s.io
-		  version: v1beta1
-		  groupPriorityMinimum: 100
-		  versionPriority: 100
-		  service: {name: metrics-server, namespace: kube-system, port: 443}
-		  caBundle: $(base64 -w0 "$ROOT/pki/ca.crt")
-	EOF
+	CA_BUNDLE=$(base64 -w0 "$ROOT/pki/ca.crt") render metrics-server.yaml | kubectl apply --server-side -f - >/dev/null
 	wait_for "metrics-server's RBAC" 30 kubectl auth can-i get configmaps/extension-apiserver-authentication -n kube-system --as system:metrics-server
-	start metrics-server "$BIN/metrics-server" --bind-address "$NODE_IP" --secure-port 4443 \
-		--tls-cert-file "$ROOT/pki/metrics-server.crt" --tls-private-key-file "$ROOT/pki/metrics-server.key" \
-		--kubeconfig "$ROOT/metrics-server.kubeconfig" --authentication-kubeconfig "$ROOT/metrics-server.kubeconfig" \
-		--authorization-kubeconfig "$ROOT/metrics-server.kubeconfig" \
-		--kubelet-certificate-authority "$ROOT/pki/ca.crt" --kubelet-preferred-address-types InternalIP \
-		--kubelet-use-node-status-port --metric-resolution 15s --profiling=false
+	start_daemon metrics-server
 	if ! kubectl wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=60s >/dev/null; then
 		tail -n 20 "$ROOT/logs/metrics-server.log" >&2
 		die "metrics-server's API did not become Available"
@@ -581,19 +423,7 @@ metrics() {
 
 # restricted NAME: a namespace that enforces, warns and audits PodSecurity restricted.
 restricted() {
-	kubectl apply --server-side -f - >/dev/null <<-EOF
-		apiVersion: v1
-		kind: Namespace
-		metadata:
-		  name: $1
-		  labels:
-		    pod-security.kubernetes.io/enforce: restricted
-		    pod-security.kubernetes.io/enforce-version: latest
-		    pod-security.kubernetes.io/warn: restricted
-		    pod-security.kubernetes.io/warn-version: latest
-		    pod-security.kubernetes.io/audit: restricted
-		    pod-security.kubernetes.io/audit-version: latest
-	EOF
+	NAMESPACE=$1 render namespace.yaml | kubectl apply --server-side -f - >/dev/null
 	wait_for "the default ServiceAccount of $1" 30 kubectl get serviceaccount default -n "$1"
 }
 
@@ -643,13 +473,7 @@ forward() {
 	# programs them a moment later. The gateway's /readyz asks every one
 	# through its Service.
 	wait_for "the gateway's services" 60 bash -c "exec 3<>/dev/tcp/127.0.0.1/$ADMIN_PORT && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"
-	cat >"$ROOT/up" <<-EOF
-		overlay=$OVERLAY
-		port=$PORT
-		admin_port=$ADMIN_PORT
-		pod=$pod
-		tag=$TAG
-	EOF
+	printf '%s\n' "overlay=$OVERLAY" "port=$PORT" "admin_port=$ADMIN_PORT" "pod=$pod" "tag=$TAG" "prefix=$PREFIX" >"$ROOT/up"
 }
 
 up() {
@@ -665,35 +489,113 @@ up() {
 		! port_taken "$p" || die "port $p is taken (something listens on it); choose others: make kube-up PORT=... ADMIN_PORT=..."
 	done
 	[ "$PORT" != "$ADMIN_PORT" ] || die "PORT and ADMIN_PORT are the same"
+	[[ $TAG =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || die "$TAG is not an image tag"
+	[[ $PREFIX =~ ^[a-z0-9]+([._/-][a-z0-9]+)*$ ]] || die "$PREFIX is not an image name"
 	! ip link show "$HOST_IF" >/dev/null 2>&1 || die "a link $HOST_IF exists already: another node? (make kube-down)"
 	# The link's /30 must be free here (the Pods' and Services' ranges live only inside the node).
 	[ -z "$(ip -4 route show to match "$NODE_IP" | grep -v '^default')" ] || die "$NODE_IP is routed on this machine already: the node's link $HOST_IP/30 would clash"
-	local t0=$SECONDS
+	local t0=$SECONDS rc=0
 	mkdir -p "$ROOT"/{pids,logs,bin}
 	touch "$ROOT/$MARK"
-	# A failed start leaves nothing behind either (KEEP_ON_FAILURE=1 keeps it to look at).
-	trap 'rc=$?; if ((rc != 0)) && [ -z "${KEEP_ON_FAILURE:-}" ]; then say "kube-up failed: taking down what it made"; down >&2 || true; fi' EXIT
+	# A failed or interrupted start leaves nothing behind either
+	# (KEEP_ON_FAILURE=1 keeps a failed one to look at). bash runs a trap
+	# only once its foreground command is done (a kubectl wait, a build):
+	# so the steps run in a child this shell waits for, and a signal
+	# stops the child and takes down at once.
+	trap 'up_exit' EXIT
+	trap 'up_interrupted INT 130' INT
+	trap 'up_interrupted TERM 143' TERM
+	trap 'up_interrupted HUP 129' HUP
 	save_sysctls
-	echo "$PREFIX/pause:$TAG" >"$ROOT/built-images"
+	up_steps &
+	UP_PID=$!
+	wait "$UP_PID" || rc=$?
+	((rc == 0)) || exit "$rc"
+	say "up in $((SECONDS - t0))s"
+	status
+	echo "make kube-down removes it all"
+}
+
+# up_steps: everything up makes, in order; each stage said as it starts.
+up_steps() {
+	: >"$ROOT/built-images"
+	stage "the node's namespaces"
 	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o bin/showcase-pause ./deploy/kube-node/pause)
 	cp "$repo/bin/showcase-pause" "$ROOT/bin/pause"
 	# The node's namespaces, held by one pause process.
 	start_host node unshare --net --mount --propagation slave -- "$ROOT/bin/pause"
 	wait_for "the node's namespaces" 10 anchored
+	stage network
 	network
 	private_mounts
 	cgroups
 	pki
+	stage "control plane"
 	control_plane
+	stage containerd
 	runtime
+	stage images
 	images
+	stage kubelet
 	node
+	stage metrics-server
 	metrics
+	stage firewall
+	firewall
+	stage workload
 	workload
+	stage forward
 	forward
-	say "up in $((SECONDS - t0))s"
-	status
-	echo "make kube-down removes it all"
+}
+
+# up_interrupted SIGNAL STATUS: up's steps stopped at once (the child and
+# everything it started), then out with STATUS: up_exit takes down.
+up_interrupted() {
+	trap '' INT TERM HUP
+	INTERRUPTED=SIG$1
+	[ -z "${UP_PID:-}" ] || stop_tree "$UP_PID"
+	exit "$2"
+}
+
+# up_exit: after up, failed or interrupted, down; a second Ctrl-C while
+# it runs is ignored, so that it finishes.
+up_exit() {
+	local rc=$?
+	((rc != 0)) || return 0
+	trap '' INT TERM HUP
+	set +e
+	if [ -n "${INTERRUPTED:-}" ]; then
+		say "kube-up interrupted by $INTERRUPTED: taking down what it made"
+	elif [ -n "${KEEP_ON_FAILURE:-}" ]; then
+		say "kube-up failed: KEEP_ON_FAILURE is set, so it is left as it is (make kube-down removes it)"
+		return
+	else
+		say "kube-up failed: taking down what it made"
+	fi
+	[ -z "${UP_PID:-}" ] || stop_tree "$UP_PID"
+	down >&2
+}
+
+# stop_tree PID: PID and every process below it, TERM then KILL.
+stop_tree() {
+	local pids p i
+	pids=$(tree_of "$1")
+	[ -n "$pids" ] || return 0
+	# shellcheck disable=SC2086
+	kill -TERM $pids 2>/dev/null || true
+	for ((i = 0; i < 20; i++)); do
+		for p in $pids; do alive "$p" && break; p=; done
+		[ -n "$p" ] || return 0
+		sleep 0.25
+	done
+	# shellcheck disable=SC2086
+	kill -KILL $pids 2>/dev/null || true
+}
+tree_of() {
+	local c
+	alive "$1" || return 0
+	for c in $(pgrep -P "$1"); do tree_of "$c"; done
+	echo "$1"
 }
 
 # prometheus: Prometheus in the node, in the namespace monitoring
@@ -702,17 +604,15 @@ up() {
 prometheus() {
 	[ -x "$BIN/prometheus" ] || die "missing: $BIN/prometheus (scripts/kube-deps.sh builds it)"
 	! port_taken "$PROM_PORT" || die "port $PROM_PORT is taken; choose another: PROM_PORT=..."
-	# shellcheck disable=SC1091
-	. "$ROOT/up"
-	# shellcheck disable=SC2154 # up's record
-	TAG=$tag
-	local ctx out
-	ctx=$(mktemp -d)
+	# The images' names and tag as up had them.
+	TAG=$(recorded tag)
+	PREFIX=$(recorded prefix)
+	local ctx=$ROOT/prometheus-image
+	mkdir -p "$ctx"
 	cp "$BIN/prometheus" "$ctx/prometheus"
 	printf 'FROM scratch\nCOPY prometheus /bin/prometheus\nUSER 65534:65534\nENTRYPOINT ["/bin/prometheus"]\n' >"$ctx/Dockerfile"
-	out=$(docker build -q -t "$PREFIX/prometheus:$TAG" "$ctx" 2>&1) || die "docker build of the Prometheus image: $out"
+	build_image "$PREFIX/prometheus:$TAG" "$ctx"
 	rm -rf "$ctx"
-	echo "$PREFIX/prometheus:$TAG" >>"$ROOT/built-images"
 	load "$PREFIX/prometheus:$TAG"
 	restricted monitoring
 	kustomization prometheus "$repo/deploy/k8s/prometheus" prometheus
@@ -818,18 +718,21 @@ down() {
 			[ -z "$line" ] || sysctl -qw "$line" || say "could not put back $line"
 		done <"$ROOT/sysctls"
 	fi
-	# The images up built into Docker (pause, Prometheus); those make images built stay.
+	# The images up built into Docker (pause, Prometheus), each only if it
+	# still carries the node's label; those make images built stay.
 	if [ -f "$ROOT/built-images" ]; then
-		# shellcheck disable=SC2046
-		docker rmi $(cat "$ROOT/built-images") >/dev/null 2>&1 || true
+		while IFS= read -r img; do
+			[ -z "$img" ] || [ -z "$(image_ours "$img")" ] || docker rmi "$img" >/dev/null 2>&1 || say "could not remove the image $img"
+		done <"$ROOT/built-images"
 	fi
 	if [ -f "$ROOT/made-on-host" ]; then
 		while IFS= read -r p; do
 			[ -z "$p" ] || rmdir "$p" 2>/dev/null || say "could not remove $p (not empty?)"
 		done <"$ROOT/made-on-host"
 	fi
-	# Nothing of the node should still be mounted on the host; if it is, undo it.
-	{ grep -F " $ROOT" /proc/self/mountinfo || true; } | awk '{print $5}' | sort -r | while read -r m; do
+	# Nothing of the node should still be mounted on the host; if it is,
+	# undo it: mount points (mountinfo's fifth field) that are ROOT or below.
+	awk -v root="$ROOT" '$5 == root || index($5, root "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r | while read -r m; do
 		umount -l "$m" || true
 	done
 	[ ! -e "$ROOT" ] || rm -rf --one-file-system "$ROOT"
@@ -839,6 +742,27 @@ down() {
 	[ ! -e "$ROOT" ] || left+=("$ROOT")
 	((${#left[@]} == 0)) || die "could not remove: ${left[*]}"
 	say "down: nothing of the node is left"
+}
+
+# restart NAME: one of the node's daemons stopped and started again as up
+# started it; kube-router's firewall is waited for until it has synced
+# again.
+restart() {
+	local name=${1:-} pid before i
+	case $name in
+	kube-router | metrics-server | kube-scheduler | kube-controller-manager) ;;
+	*) die "restart takes kube-router, metrics-server, kube-scheduler or kube-controller-manager" ;;
+	esac
+	before=$(grep -c 'sync iptables took' "$ROOT/logs/kube-router.log" 2>/dev/null || true)
+	pid=$(cat "$ROOT/pids/$name" 2>/dev/null || true)
+	if ours "$pid"; then
+		kill -TERM "$pid"
+		for ((i = 0; i < 40; i++)); do alive "$pid" || break; sleep 0.25; done
+		! alive "$pid" || kill -KILL "$pid"
+	fi
+	start_daemon "$name"
+	[ "$name" != kube-router ] || wait_for "kube-router's firewall" 60 firewall_synced "${before:-0}"
+	say "restarted $name"
 }
 
 cmd=${1:-}
@@ -855,13 +779,21 @@ prometheus)
 	is_up || die "not up"
 	prometheus
 	;;
+restart)
+	is_up || die "not up"
+	restart "$@"
+	;;
+render)
+	[[ ${1:-} =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] && [ -f "$CONF/$1" ] || die "render takes a file of deploy/kube-node"
+	render "$1"
+	;;
 exec)
 	is_up || die "not up"
 	# exec: the command gets this PID, and the signals sent to it.
 	exec nsenter -t "$(anchor_pid)" -n -m -- "$@"
 	;;
 *)
-	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD..." >&2
+	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD...|restart NAME|render FILE" >&2
 	exit 2
 	;;
 esac
