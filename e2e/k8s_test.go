@@ -263,7 +263,10 @@ func checkCluster(t *testing.T, o objects) {
 			}
 		}
 	}
-	// NetworkPolicies select real pods, admit the gateway to the API port only.
+	// NetworkPolicies select real pods; a service's API port admits the
+	// gateway only, the gateway's anyone; every admin port admits only
+	// Pods labelled as Prometheus (in any namespace), never the gateway.
+	prometheus := labels.Set{"app.kubernetes.io/name": "prometheus"}
 	for name, np := range o.policies {
 		sel, _ := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
 		var target *appsv1.Deployment
@@ -277,30 +280,49 @@ func checkCluster(t *testing.T, o objects) {
 			continue
 		}
 		c := target.Spec.Template.Spec.Containers[0]
-		apiOpen := false
+		apiOpen, adminOpen := false, false
 		for _, rule := range np.Spec.Ingress {
 			for _, p := range rule.Ports {
 				cp, ok := containerPort(c, *p.Port)
 				if !ok {
 					t.Errorf("NetworkPolicy %s: port %s is not a port of %s", name, p.Port.String(), target.Name)
 				}
-				if cp.Name != "api" {
-					continue
-				}
-				if len(rule.From) == 0 {
-					t.Errorf("NetworkPolicy %s: the API port is open to everyone", name)
-				}
-				for _, peer := range rule.From {
-					ps, _ := metav1.LabelSelectorAsSelector(peer.PodSelector)
-					if peer.PodSelector == nil || !ps.Matches(podLabels["gateway"]) || peer.NamespaceSelector != nil || peer.IPBlock != nil {
-						t.Errorf("NetworkPolicy %s: the API port admits more than the gateway", name)
+				switch {
+				case cp.Name == "api" && target.Name == "gateway":
+					if len(rule.From) != 0 {
+						t.Errorf("NetworkPolicy %s: the gateway's API port is not open to its users", name)
 					}
+					apiOpen = true
+				case cp.Name == "api":
+					if len(rule.From) == 0 {
+						t.Errorf("NetworkPolicy %s: the API port is open to everyone", name)
+					}
+					for _, peer := range rule.From {
+						ps, _ := metav1.LabelSelectorAsSelector(peer.PodSelector)
+						if peer.PodSelector == nil || !ps.Matches(podLabels["gateway"]) || peer.NamespaceSelector != nil || peer.IPBlock != nil {
+							t.Errorf("NetworkPolicy %s: the API port admits more than the gateway", name)
+						}
+					}
+					apiOpen = true
+				case cp.Name == "admin":
+					if len(rule.From) == 0 {
+						t.Errorf("NetworkPolicy %s: the admin port is open to everyone", name)
+					}
+					for _, peer := range rule.From {
+						ps, _ := metav1.LabelSelectorAsSelector(peer.PodSelector)
+						if peer.PodSelector == nil || !ps.Matches(prometheus) || ps.Matches(podLabels["gateway"]) || peer.IPBlock != nil {
+							t.Errorf("NetworkPolicy %s: the admin port admits more than Prometheus", name)
+						}
+					}
+					adminOpen = true
 				}
-				apiOpen = true
 			}
 		}
 		if !apiOpen {
-			t.Errorf("NetworkPolicy %s: the gateway cannot reach the API port", name)
+			t.Errorf("NetworkPolicy %s: the API port admits no one it should", name)
+		}
+		if !adminOpen {
+			t.Errorf("NetworkPolicy %s: Prometheus cannot reach the admin port", name)
 		}
 	}
 	for name, p := range o.pdbs {
@@ -323,7 +345,7 @@ func TestKubernetesBase(t *testing.T) {
 		if o.deployments[name] == nil || o.services[name] == nil {
 			t.Errorf("%s: want a Deployment and a Service", name)
 		}
-		if name != "gateway" && o.policies[name] == nil {
+		if o.policies[name] == nil {
 			t.Errorf("%s: want a NetworkPolicy", name)
 		}
 	}
@@ -345,8 +367,8 @@ func TestKubernetesBase(t *testing.T) {
 func TestKubernetesEmbeddedOverlay(t *testing.T) {
 	t.Parallel()
 	o := build(t, "../deploy/k8s/overlays/embedded")
-	if len(o.deployments) != 1 || o.deployments["gateway"] == nil || len(o.policies) != 0 || len(o.services) != 1 {
-		t.Fatalf("want the gateway alone; got deployments %v, services %v, policies %v", keys(o.deployments), keys(o.services), keys(o.policies))
+	if len(o.deployments) != 1 || o.deployments["gateway"] == nil || len(o.policies) != 1 || o.policies["gateway"] == nil || len(o.services) != 1 {
+		t.Fatalf("want the gateway alone, with its own NetworkPolicy; got deployments %v, services %v, policies %v", keys(o.deployments), keys(o.services), keys(o.policies))
 	}
 	for _, e := range o.deployments["gateway"].Spec.Template.Spec.Containers[0].Env {
 		if strings.HasPrefix(e.Name, "UPSTREAM_") {
