@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,10 +38,16 @@ type kubeNode struct {
 	probe       string // the netprobe image
 }
 
-// kubectl runs the node's kubectl as its admin.
+// kubectl runs the node's kubectl as its admin, in the namespace showcase.
 func (n kubeNode) kubectl(t *testing.T, stdin []byte, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), append([]string{"--kubeconfig", kubeNodeRoot + "/admin.kubeconfig", "-n", "showcase"}, args...)...)
+	return n.kubectlIn(t, "showcase", stdin, args...)
+}
+
+// kubectlIn runs the node's kubectl as its admin, in namespace ns.
+func (n kubeNode) kubectlIn(t *testing.T, ns string, stdin []byte, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), append([]string{"--kubeconfig", kubeNodeRoot + "/admin.kubeconfig", "-n", ns}, args...)...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}
@@ -69,10 +77,12 @@ func nodeScript(t *testing.T, args ...string) string {
 // the Pods is what was sent through the Service); a Pod's DNS queries and
 // TCP connections to an address outside the cluster are dropped on the
 // node (the fence's counters) and none reaches the host's interfaces (a
-// capture); kube-up twice says it is up; and after each kube-down, and
-// after a kube-up that failed half-way, the machine's rules, links,
-// routes, mounts, sysctls, cgroups and the paths Kubernetes writes are as
-// before, and a second kube-up works.
+// capture); the NetworkPolicies are enforced (kubePolicies); kube-up
+// twice says it is up; and after each kube-down, after a kube-up that
+// failed half-way and after kube-ups interrupted at several stages, the
+// machine's rules, links, routes, mounts, sysctls, cgroups and the paths
+// Kubernetes writes (with their files) are as before, and a second kube-up
+// works.
 func TestKubernetesNode(t *testing.T) {
 	if os.Geteuid() != 0 {
 		need(t, "the single-node cluster needs root (namespaces, cgroups, iptables)")
@@ -80,12 +90,12 @@ func TestKubernetesNode(t *testing.T) {
 	if exec.Command("docker", "info").Run() != nil {
 		need(t, "no Docker engine answers")
 	}
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "metrics-server"} {
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "metrics-server", "kube-router"} {
 		if _, err := os.Stat(filepath.Join(kubeBinDir(), c)); err != nil {
 			need(t, c+" is not built (scripts/kube-deps.sh builds it from the Go module proxy)")
 		}
 	}
-	for _, c := range []string{"containerd", "ctr", "runc", "tcpdump", "etcd", "nsenter"} {
+	for _, c := range []string{"containerd", "ctr", "runc", "tcpdump", "etcd", "nsenter", "ipset", "envsubst"} {
 		requireTool(t, c)
 	}
 	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
@@ -94,6 +104,12 @@ func TestKubernetesNode(t *testing.T) {
 
 	tag := fmt.Sprintf("e2e-kube-%d", os.Getpid())
 	before := hostState(t)
+	// What an earlier run may have left: said, and compared by content
+	// (hostState lists these paths' files), so that nothing this run
+	// writes into them goes unseen.
+	if presentBefore = nodePathsPresent(); len(presentBefore) > 0 {
+		t.Logf("before kube-up, paths the node would make exist already (left by an earlier run, or another program's): %s", strings.Join(presentBefore, " "))
+	}
 	t.Cleanup(func() {
 		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
 			t.Errorf("kube-down: %v\n%s", err, out)
@@ -156,6 +172,7 @@ func TestKubernetesNode(t *testing.T) {
 			t.Run("exposure", func(t *testing.T) { kubeExposure(t, node, active, name == "base") })
 			if name == "base" {
 				t.Run("nothing leaves the node", func(t *testing.T) { kubeEgress(t, node) })
+				t.Run("the NetworkPolicies are enforced", func(t *testing.T) { kubePolicies(t, node) })
 				t.Run("Prometheus discovers the Pods and reads back a load", func(t *testing.T) { kubeScraped(t, node) })
 				t.Run("the autoscaler scales the gateway up and back", func(t *testing.T) { kubeAutoscaled(t, node) })
 				t.Run("the disruption budget holds at the Eviction API", func(t *testing.T) { kubeDisruptionBudget(t, node) })
@@ -168,6 +185,92 @@ func TestKubernetesNode(t *testing.T) {
 		if !ok {
 			return
 		}
+	}
+
+	// kube-up interrupted half-way, as a terminal's Ctrl-C does (SIGINT to
+	// make's whole process group) or as a supervisor stops it (SIGTERM to
+	// make alone, which passes it on), at several points of its progress:
+	// it takes down what it made, and the machine is as before.
+	for _, c := range []struct {
+		stage string
+		sig   syscall.Signal
+		group bool
+	}{
+		{"network", syscall.SIGTERM, false},
+		{"control plane", syscall.SIGINT, true},
+		{"kubelet", syscall.SIGTERM, false},
+		{"firewall", syscall.SIGINT, true},
+		{"workload", syscall.SIGTERM, false},
+	} {
+		t.Run(fmt.Sprintf("%s at %s leaves nothing", c.sig, c.stage), func(t *testing.T) {
+			kubeInterrupted(t, tag, c.stage, c.sig, c.group, before)
+		})
+	}
+}
+
+// kubeInterrupted runs make kube-up, sends sig when it says it starts
+// stage (to make's process group, or to make alone), and checks that it
+// said it was interrupted, took down what it made, and left the machine
+// as before.
+func kubeInterrupted(t *testing.T, tag, stage string, sig syscall.Signal, group bool, before map[string]string) {
+	cmd := exec.Command("make", "-C", "..", "kube-up", "PORT="+freePort(t), "ADMIN_PORT="+freePort(t), "SHOWCASE_TAG="+tag)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out := &lockedBuffer{}
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	cmd.WaitDelay = 10 * time.Second // a process that kept the pipe open does not hold the test
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait(); pw.Close() }()
+	// However the test ends, nothing of this kube-up runs on.
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	seen := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		once := false
+		for sc.Scan() {
+			out.Write(append(sc.Bytes(), '\n'))
+			if !once && sc.Text() == "kube-node: up: "+stage {
+				once = true
+				close(seen)
+			}
+		}
+	}()
+	select {
+	case <-seen:
+	case err := <-done:
+		t.Fatalf("kube-up ended before it reached %s: %v\n%s", stage, err, out.String())
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("kube-up did not reach %s in 5 minutes:\n%s", stage, out.String())
+	}
+	time.Sleep(500 * time.Millisecond) // into the stage
+	target := cmd.Process.Pid
+	if group {
+		target = -target
+	}
+	if err := syscall.Kill(target, sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatalf("kube-up sent %s exited 0:\n%s", sig, out.String())
+		}
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("kube-up sent %s at %s has not ended in 3 minutes:\n%s", sig, stage, out.String())
+	}
+	name := map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[sig]
+	if !strings.Contains(out.String(), "kube-up interrupted by "+name+": taking down what it made") ||
+		!strings.Contains(out.String(), "down: nothing of the node is left") {
+		t.Errorf("kube-up sent %s at %s does not say it took down what it made:\n%s", sig, stage, out.String())
+	}
+	if d := diffStates(before, hostState(t)); d != "" {
+		t.Fatalf("after kube-up sent %s at %s the machine differs from before:\n%s\n%s", sig, stage, d, out.String())
+	}
+	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
+		t.Errorf("after kube-up sent %s the node says it is up: %s", sig, out)
 	}
 }
 
@@ -275,7 +378,8 @@ type probeResult struct {
 	ClusterName  []string       `json:"cluster_name"`
 	ClusterErr   string         `json:"cluster_err"`
 	OutsideName  string         `json:"outside_name"`
-	HTTPStatuses map[string]int `json:"http_statuses"`
+	HTTPStatuses map[string]int    `json:"http_statuses"`
+	TCP          map[string]string `json:"tcp"`
 }
 
 // buildProbeImage builds e2e/netprobe into an image FROM scratch.
@@ -300,12 +404,34 @@ func buildProbeImage(t *testing.T, tag string) string {
 // restricted) and returns what it printed.
 func runProbe(t *testing.T, node kubeNode, name string, args ...string) probeResult {
 	t.Helper()
+	return runProbeAs(t, node, probePod{name: name, namespace: "showcase"}, args...)
+}
+
+// probeRuns counts the probe Pods run, to name each apart.
+var probeRuns int
+
+// probePod is where a netprobe Pod runs, and with which labels.
+type probePod struct {
+	name, namespace string
+	labels          map[string]string
+}
+
+// runProbeAs runs netprobe in the Pod p (its namespace PodSecurity
+// restricted) and returns what it printed.
+func runProbeAs(t *testing.T, node kubeNode, p probePod, args ...string) probeResult {
+	t.Helper()
+	// A name of its own each time: the last Pod of that name may still be
+	// going, and an apply would find it instead.
+	probeRuns++
+	p.name = fmt.Sprintf("%s-%d", p.name, probeRuns)
 	nodeScript(t, "load", node.probe)
 	quoted, _ := json.Marshal(args)
+	labels, _ := json.Marshal(p.labels)
 	pod := fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata:
   name: %s
+  labels: %s
 spec:
   restartPolicy: Never
   automountServiceAccountToken: false
@@ -322,13 +448,13 @@ spec:
         allowPrivilegeEscalation: false
         readOnlyRootFilesystem: true
         capabilities: {drop: [ALL]}
-`, name, node.probe, quoted)
-	if out := node.kubectl(t, []byte(pod), "apply", "-f", "-"); strings.Contains(strings.ToLower(out), "warning") {
+`, p.name, labels, node.probe, quoted)
+	if out := node.kubectlIn(t, p.namespace, []byte(pod), "apply", "-f", "-"); strings.Contains(strings.ToLower(out), "warning") {
 		t.Errorf("the probe Pod warned: %s", out)
 	}
-	node.kubectl(t, nil, "wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/"+name, "--timeout=120s")
-	logs := node.kubectl(t, nil, "logs", "pod/"+name)
-	node.kubectl(t, nil, "delete", "pod", name, "--wait=false")
+	node.kubectlIn(t, p.namespace, nil, "wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/"+p.name, "--timeout=120s")
+	logs := node.kubectlIn(t, p.namespace, nil, "logs", "pod/"+p.name)
+	node.kubectlIn(t, p.namespace, nil, "delete", "pod", p.name, "--wait=false")
 	var r probeResult
 	if err := json.Unmarshal([]byte(logs), &r); err != nil {
 		t.Fatalf("netprobe printed %q: %v", logs, err)
@@ -369,6 +495,16 @@ func kubeEgress(t *testing.T, node kubeNode) {
 	if err := tcpdump.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// Stopped however the test ends (a t.Fatal below included).
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			_ = tcpdump.Process.Signal(os.Interrupt)
+			_ = tcpdump.Wait()
+		}
+	}
+	defer stop()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(tcpdumpErr.String(), "listening on") && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -376,8 +512,7 @@ func kubeEgress(t *testing.T, node kubeNode) {
 	dropped := fenceDropped(t)
 	r := runProbe(t, node, "netprobe-egress", "-outside", outside, "-n", strconv.Itoa(tries))
 	time.Sleep(time.Second) // the capture's last packets, if any
-	_ = tcpdump.Process.Signal(os.Interrupt)
-	_ = tcpdump.Wait()
+	stop()
 	seen, err := exec.Command("tcpdump", "-n", "-r", capture).Output()
 	if err != nil {
 		t.Fatalf("tcpdump -r: %v (%s)", err, tcpdumpErr.String())
@@ -401,6 +536,23 @@ func kubeEgress(t *testing.T, node kubeNode) {
 	if r.OutsideName != "not found" {
 		t.Errorf("a name outside the cluster: %s, want not found (answered by the cluster's DNS)", r.OutsideName)
 	}
+}
+
+// nodePaths are the paths on the host's file system that Kubernetes,
+// containerd and the CNI plugins write by default, and the node's root:
+// kube-node.sh keeps them the node's own (ROOT, or a private mount).
+var nodePaths = []string{"/var/lib/kubelet", "/var/lib/cni", "/var/log/pods", "/var/log/containers", "/run/containerd", "/run/netns",
+	"/etc/cni", "/opt/cni", "/opt/containerd", "/etc/kubernetes", "/var/lib/kube-router", "/var/run/kube-router", kubeNodeRoot}
+
+// nodePathsPresent are those of nodePaths that exist now.
+func nodePathsPresent() []string {
+	var present []string
+	for _, p := range nodePaths {
+		if _, err := os.Lstat(p); err == nil {
+			present = append(present, p)
+		}
+	}
+	return present
 }
 
 // hostState is what kube-up may change on the machine, by kind: every
@@ -470,11 +622,18 @@ func hostState(t *testing.T) map[string]string {
 	}
 	s["cgroups"] = strings.Join(cg, "\n")
 	var paths []string
-	for _, p := range []string{"/var/lib/kubelet", "/var/lib/cni", "/var/log/pods", "/var/log/containers", "/run/containerd", "/run/netns",
-		"/etc/cni", "/opt/cni", "/opt/containerd", "/etc/kubernetes", kubeNodeRoot} {
-		if _, err := os.Lstat(p); err == nil {
-			paths = append(paths, p)
-		}
+	for _, p := range nodePaths {
+		// Each with what is in it, so that a path an earlier run left
+		// does not hide what this one writes into it.
+		_ = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err == nil {
+				paths = append(paths, path)
+			}
+			if d != nil && d.IsDir() && strings.Count(path[len(p):], "/") >= 4 {
+				return filepath.SkipDir
+			}
+			return nil
+		})
 	}
 	for _, d := range []string{"/var/lib", "/var/log", "/run", "/opt", "/etc"} {
 		entries, _ := os.ReadDir(d)
@@ -496,8 +655,22 @@ func hostState(t *testing.T) map[string]string {
 	return s
 }
 
-// diffStates says, kind by kind, which lines are only before or only after.
+// presentBefore are the nodePaths that existed before the first kube-up:
+// a difference names them, as what an earlier run may have left.
+var presentBefore []string
+
+// diffStates says, kind by kind, which lines are only before or only
+// after, and, where there is a difference, which of the node's paths
+// existed before.
 func diffStates(before, after map[string]string) string {
+	d := diffKinds(before, after)
+	if d != "" && len(presentBefore) > 0 {
+		d += "present before the first kube-up (left by an earlier run?): " + strings.Join(presentBefore, " ") + "\n"
+	}
+	return d
+}
+
+func diffKinds(before, after map[string]string) string {
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(before)) {
 		if before[k] == after[k] {

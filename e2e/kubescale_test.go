@@ -72,8 +72,11 @@ func (n kubeNode) waitHPA(t *testing.T, what string, limit time.Duration, ok fun
 // kube-up) gives the autoscaler the gateway Pods' CPU; under a load sent
 // to the gateway's Service from inside the node, the shipped
 // HorizontalPodAutoscaler scales the gateway up from 2, and back to 2
-// when the load stops. The test shortens the scale-down stabilization
-// window (300 s shipped) to 15 s, as an overlay for tests would.
+// when the load stops; scaled up, every gateway Pod (the new ones too)
+// reaches every service through the NetworkPolicies, and a new Pod that is
+// not the gateway reaches none. The test shortens the scale-down
+// stabilization window (300 s shipped) to 15 s, as an overlay for tests
+// would.
 func kubeAutoscaled(t *testing.T, node kubeNode) {
 	node.kubectl(t, nil, "patch", "hpa", "gateway", "--type", "merge", "-p", `{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":15}}}}`)
 	// metrics-server needs two scrapes of a Pod to give its CPU, and the
@@ -101,13 +104,36 @@ func kubeAutoscaled(t *testing.T, node kubeNode) {
 		if err := load.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// Stopped however the test ends: a t.Fatal below would otherwise
+		// leave it loading the node for minutes, into the next subtest.
+		stopped := false
+		stop := func() {
+			if !stopped {
+				stopped = true
+				_ = load.Process.Signal(syscall.SIGTERM)
+				_ = load.Wait()
+			}
+		}
+		defer stop()
 		up = node.waitHPA(t, "the gateway scales up under "+rate+"/s", 75*time.Second, func(s hpaState) bool { return s.replicas > 2 }, true)
 		if up.replicas > 2 {
-			// Let it settle where the load puts it, then stop the load.
-			node.kubectl(t, nil, "rollout", "status", "deployment/gateway", "--timeout=120s")
+			// Held where the load put it (a scale-down window longer than
+			// the checks), the load stopped so that this 2-core machine
+			// can start the new Pods: they become Available only through
+			// their startup probe (/readyz, every service reached), they
+			// reach every service, let through by kube-router's firewall
+			// once it has seen them, and a Pod that is not the gateway,
+			// started now, reaches none. Then the short window again.
+			node.kubectl(t, nil, "patch", "hpa", "gateway", "--type", "merge", "-p", `{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":900}}}}`)
+			stop()
+			up = node.hpa(t)
+			node.kubectl(t, nil, "rollout", "status", "deployment/gateway", "--timeout=240s")
+			gatewayReaches(t, node, fmt.Sprintf("scaled to %d", up.replicas))
+			apis, _ := policyTargets(t, node)
+			probeTCP(t, node, otherPod, "while the gateway is scaled up, a new Pod that is not the gateway", apis, false)
+			node.kubectl(t, nil, "patch", "hpa", "gateway", "--type", "merge", "-p", `{"spec":{"behavior":{"scaleDown":{"stabilizationWindowSeconds":15}}}}`)
 		}
-		_ = load.Process.Signal(syscall.SIGTERM)
-		_ = load.Wait()
+		stop()
 		raw, _ := os.ReadFile(logf.Name())
 		logf.Close()
 		t.Logf("%s/s: scaled to %d; the load's report:\n%s", rate, up.replicas, raw)

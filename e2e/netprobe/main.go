@@ -2,9 +2,10 @@
 // (e2e/kubenode_test.go): it tries to reach an address outside the
 // cluster, by DNS queries sent straight to it and by TCP connections,
 // resolves one name of the cluster and one outside it through the
-// cluster's DNS, and sends GET requests to a URL, each on a new
-// connection. It prints what happened as one JSON object and exits 0:
-// the test judges.
+// cluster's DNS, sends GET requests to a URL, each on a new connection,
+// and opens TCP connections to addresses of the cluster (a NetworkPolicy's
+// test), each until it connects or its time is up. It prints what
+// happened as one JSON object and exits 0: the test judges.
 package main
 
 import (
@@ -16,16 +17,19 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
+	"sync"
 	"time"
 )
 
 type result struct {
-	OutsideDNS   []string       `json:"outside_dns"`   // per query: "answered" or the error
-	OutsideTCP   []string       `json:"outside_tcp"`   // per connection: "connected" or the error
-	ClusterName  []string       `json:"cluster_name"`  // the addresses of -cluster-name
-	ClusterErr   string         `json:"cluster_err"`   // or why it did not resolve
-	OutsideName  string         `json:"outside_name"`  // "not found", "resolved", or the error
-	HTTPStatuses map[string]int `json:"http_statuses"` // status (or error) -> count
+	OutsideDNS   []string          `json:"outside_dns"`   // per query: "answered" or the error
+	OutsideTCP   []string          `json:"outside_tcp"`   // per connection: "connected" or the error
+	ClusterName  []string          `json:"cluster_name"`  // the addresses of -cluster-name
+	ClusterErr   string            `json:"cluster_err"`   // or why it did not resolve
+	OutsideName  string            `json:"outside_name"`  // "not found", "resolved", or the error
+	HTTPStatuses map[string]int    `json:"http_statuses"` // status (or error) -> count
+	TCP          map[string]string `json:"tcp"`           // address -> "connected" or the last error
 }
 
 func main() {
@@ -35,6 +39,8 @@ func main() {
 	outsideName := flag.String("outside-name", "example.com.", "a name outside the cluster")
 	url := flag.String("http", "", "a URL to GET")
 	count := flag.Int("http-n", 0, "how many GETs")
+	tcp := flag.String("tcp", "", "addresses (host:port, comma-separated) to open a TCP connection to")
+	tcpFor := flag.Duration("tcp-for", 10*time.Second, "how long to keep trying each -tcp address (a new Pod may be let through only once the NetworkPolicy implementation has seen it)")
 	flag.Parse()
 
 	var r result
@@ -70,7 +76,38 @@ func main() {
 		resp.Body.Close()
 		r.HTTPStatuses[fmt.Sprint(resp.StatusCode)]++
 	}
+	r.TCP = map[string]string{}
+	if *tcp != "" {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, addr := range strings.Split(*tcp, ",") {
+			wg.Go(func() {
+				got := dialUntil(addr, *tcpFor)
+				mu.Lock()
+				r.TCP[addr] = got
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
 	_ = json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// dialUntil opens a TCP connection to addr, again every 250 ms until one
+// connects or the time is up: "connected", or the last error.
+func dialUntil(addr string, limit time.Duration) string {
+	deadline := time.Now().Add(limit)
+	for {
+		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			conn.Close()
+			return "connected"
+		}
+		if time.Now().After(deadline) {
+			return err.Error()
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 // askOutside sends one DNS query for the root's NS records straight to
