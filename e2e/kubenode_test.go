@@ -373,11 +373,11 @@ func forwardAdmin(t *testing.T, pod string) string {
 
 // probeResult is what e2e/netprobe prints.
 type probeResult struct {
-	OutsideDNS   []string       `json:"outside_dns"`
-	OutsideTCP   []string       `json:"outside_tcp"`
-	ClusterName  []string       `json:"cluster_name"`
-	ClusterErr   string         `json:"cluster_err"`
-	OutsideName  string         `json:"outside_name"`
+	OutsideDNS   []string          `json:"outside_dns"`
+	OutsideTCP   []string          `json:"outside_tcp"`
+	ClusterName  []string          `json:"cluster_name"`
+	ClusterErr   string            `json:"cluster_err"`
+	OutsideName  string            `json:"outside_name"`
 	HTTPStatuses map[string]int    `json:"http_statuses"`
 	TCP          map[string]string `json:"tcp"`
 }
