@@ -376,14 +376,10 @@ node() {
 	: >"$ROOT/resolv.conf"
 	render kube-proxy.yaml >"$ROOT/kube-proxy.yaml"
 	start kube-proxy "$BIN/kube-proxy" --config "$ROOT/kube-proxy.yaml"
-	start_kubelet
-	wait_for "the node" 60 kubectl get node "$NODE"
-	kubectl wait --for=condition=Ready "node/$NODE" --timeout=60s >/dev/null
-}
-
-start_kubelet() {
 	start kubelet "$BIN/kubelet" --config "$ROOT/kubelet.yaml" --kubeconfig "$ROOT/kubelet.kubeconfig" \
 		--root-dir "$ROOT/kubelet" --hostname-override "$NODE" --node-ip "$NODE_IP"
+	wait_for "the node" 60 kubectl get node "$NODE"
+	kubectl wait --for=condition=Ready "node/$NODE" --timeout=60s >/dev/null
 }
 
 # firewall: kube-router's firewall, which enforces the NetworkPolicies
