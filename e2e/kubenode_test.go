@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -496,14 +497,10 @@ func kubeEgress(t *testing.T, node kubeNode) {
 		t.Fatal(err)
 	}
 	// Stopped however the test ends (a t.Fatal below included).
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			_ = tcpdump.Process.Signal(os.Interrupt)
-			_ = tcpdump.Wait()
-		}
-	}
+	stop := sync.OnceFunc(func() {
+		_ = tcpdump.Process.Signal(os.Interrupt)
+		_ = tcpdump.Wait()
+	})
 	defer stop()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(tcpdumpErr.String(), "listening on") && time.Now().Before(deadline) {

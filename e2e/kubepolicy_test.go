@@ -132,7 +132,7 @@ func kubePolicies(t *testing.T, node kubeNode) {
 	node.kubectl(t, ns, "apply", "--server-side", "-f", "-")
 
 	gatewayReaches(t, node, "with the policies")
-	probeTCP(t, node, otherPod, "a Pod that is not the gateway", append(slices.Clone(apis), admins...), false)
+	probeTCP(t, node, otherPod, "a Pod that is not the gateway", slices.Concat(apis, admins), false)
 	probeTCP(t, node, prometheusPod, "a Pod labelled as Prometheus, in another namespace", admins, true)
 	probeTCP(t, node, prometheusPod, "a Pod labelled as Prometheus", apis, false)
 	for _, p := range showcasePods(t, node) {
@@ -159,10 +159,10 @@ func kubePolicies(t *testing.T, node kubeNode) {
 	}
 	policies.ListMeta = metav1.ListMeta{}
 	node.kubectl(t, nil, "delete", "networkpolicies", "--all")
-	probeTCP(t, node, otherPod, "with the policies removed, a Pod that is not the gateway", append(slices.Clone(apis), admins...), true)
+	probeTCP(t, node, otherPod, "with the policies removed, a Pod that is not the gateway", slices.Concat(apis, admins), true)
 	restore, _ := json.Marshal(policies)
 	node.kubectl(t, restore, "create", "-f", "-")
-	probeTCP(t, node, otherPod, "with the policies put back, a Pod that is not the gateway", append(slices.Clone(apis), admins...), false)
+	probeTCP(t, node, otherPod, "with the policies put back, a Pod that is not the gateway", slices.Concat(apis, admins), false)
 
 	// A Pod restarted: its replacement, at a new address, is reached by
 	// the gateway and by no one else.
@@ -171,13 +171,13 @@ func kubePolicies(t *testing.T, node kubeNode) {
 	node.kubectl(t, nil, "rollout", "status", "deployment/security-svc", "--timeout=120s")
 	apis, admins = policyTargets(t, node)
 	gatewayReaches(t, node, "after a Pod restarted")
-	probeTCP(t, node, otherPod, "after a Pod restarted, a Pod that is not the gateway", append(slices.Clone(apis), admins...), false)
+	probeTCP(t, node, otherPod, "after a Pod restarted, a Pod that is not the gateway", slices.Concat(apis, admins), false)
 
 	// kube-router restarted: the policies hold while it is away (its
 	// rules stay) and after it has synced again.
 	nodeScript(t, "restart", "kube-router")
 	gatewayReaches(t, node, "after kube-router restarted")
-	probeTCP(t, node, otherPod, "after kube-router restarted, a Pod that is not the gateway", append(slices.Clone(apis), admins...), false)
+	probeTCP(t, node, otherPod, "after kube-router restarted, a Pod that is not the gateway", slices.Concat(apis, admins), false)
 	probeTCP(t, node, prometheusPod, "after kube-router restarted, a Pod labelled as Prometheus", admins, true)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -106,14 +107,10 @@ func kubeAutoscaled(t *testing.T, node kubeNode) {
 		}
 		// Stopped however the test ends: a t.Fatal below would otherwise
 		// leave it loading the node for minutes, into the next subtest.
-		stopped := false
-		stop := func() {
-			if !stopped {
-				stopped = true
-				_ = load.Process.Signal(syscall.SIGTERM)
-				_ = load.Wait()
-			}
-		}
+		stop := sync.OnceFunc(func() {
+			_ = load.Process.Signal(syscall.SIGTERM)
+			_ = load.Wait()
+		})
 		defer stop()
 		up = node.waitHPA(t, "the gateway scales up under "+rate+"/s", 75*time.Second, func(s hpaState) bool { return s.replicas > 2 }, true)
 		if up.replicas > 2 {
