@@ -71,6 +71,10 @@ type Report struct {
 	// <error>s, Schemathesis's errors): not findings, but a sign that part
 	// of the run tested nothing.
 	ToolErrors int `json:"tool_errors"`
+	// Truncated says where and how the report was cut short (a tool
+	// stopped before it closed its report, a file cut mid-line); its
+	// findings are those it held before the cut. "" for a whole report.
+	Truncated string `json:"truncated,omitempty"`
 
 	index map[findingKey]int // where each operation and check is in Findings
 }

@@ -61,9 +61,12 @@ func FuzzRead(f *testing.F) {
 	})
 }
 
-// A report cut short anywhere, or damaged in its gzip, is refused: an
-// interrupted run must never be scored as if complete.
-func TestCutReportsAreRefused(t *testing.T) {
+// A report cut short anywhere, as a tool stopped in the middle of writing
+// it leaves it, is either refused (nothing whole in it) or read for what it
+// held before the cut and marked truncated: never taken for a whole report,
+// never holding a finding the whole report does not. A gzip stream cut
+// short or damaged is refused: a tool stopped does not leave one.
+func TestCutReports(t *testing.T) {
 	t.Parallel()
 	rnd := rand.New(rand.NewPCG(1, 2))
 	gz, err := os.ReadFile(filepath.Join(schemathesis, "defects-all-seed3", "report.ndjson.gz"))
@@ -73,31 +76,69 @@ func TestCutReportsAreRefused(t *testing.T) {
 	zr, _ := gzip.NewReader(bytes.NewReader(gz))
 	ndjson, _ := io.ReadAll(zr)
 	junit, _ := os.ReadFile(filepath.Join(schemathesis, "defects-all-seed3", "junit.xml"))
-	sarifDoc := []byte(`{"version":"2.1.0","runs":[{"results":[{"ruleId":"server-error","webRequest":{"method":"POST","target":"/internal-server-errors/improper-unicode-encoding"}}]}]}`)
-	for name, data := range map[string][]byte{"report.ndjson": ndjson, "report.ndjson.gz": gz, "junit.xml": junit, "r.sarif": sarifDoc} {
-		if _, err := readBytes(name, data); err != nil {
-			t.Fatalf("%s whole: %v", name, err)
+	nucleiRun := filepath.Join(samples, "nuclei-3.11.1", "time-based-sqli-old", "defects-all")
+	reports := map[string][]byte{"report.ndjson": ndjson, "junit.xml": junit,
+		"r.sarif": []byte(`{"version":"2.1.0","runs":[{"results":[{"ruleId":"server-error","webRequest":{"method":"POST","target":"/internal-server-errors/improper-unicode-encoding"}},` + "\n" +
+			`{"ruleId":"server-error","webRequest":{"method":"GET","target":"/internal-server-errors/missing-header"}}]}]}`),
+		"r.csv": []byte("method,path,class\nGET,/security/unauthenticated-access,auth-bypass\nPOST,/internal-server-errors/improper-unicode-encoding,server-error\nGET,/response-conformance/missing-field,invalid-body\n"),
+		"r.json": []byte(`[{"method":"GET","path":"/security/unauthenticated-access","class":"auth-bypass"},` + "\n" + `{"method":"GET","path":"/response-conformance/missing-field","class":"invalid-body"}]`),
+	}
+	for _, f := range []string{"nuclei.sarif", "nuclei.json", "nuclei.jsonl"} {
+		if reports[f], err = os.ReadFile(filepath.Join(nucleiRun, f)); err != nil {
+			t.Fatal(err)
 		}
-		end := bytes.LastIndexAny(data, ">}")
-		if name == "report.ndjson.gz" {
-			end = len(data) - 1
+	}
+	// A cut at a line's end leaves a whole report in the formats of lines
+	// that have no closing line: nothing in it tells it was cut.
+	lines := map[string]bool{"r.csv": true, "nuclei.jsonl": true}
+	truncated := map[string]int{}
+	for name, data := range reports {
+		whole, err := readBytes(name, data)
+		if err != nil || whole.Truncated != "" || len(whole.Findings) == 0 {
+			t.Fatalf("%s whole: %v, truncated %q, %d findings", name, err, whole.Truncated, len(whole.Findings))
 		}
+		has := map[string]int{}
+		for _, f := range whole.Findings {
+			has[f.Operation.String()+" "+f.Check+" "+string(f.Class)] += f.Count
+		}
+		end := len(bytes.TrimRight(data, "\n")) - 1 // the last byte that ends the report
 		cuts := []int{0, 1, end}
 		for range 40 {
 			cuts = append(cuts, rnd.IntN(end))
 		}
-		// Every line boundary of the ndjson: each prefix is valid JSON lines.
-		if name == "report.ndjson" {
-			for i, b := range data[:end] {
-				if b == '\n' {
-					cuts = append(cuts, i+1)
-				}
+		for i, b := range data[:end] { // every line boundary: each prefix is whole lines
+			if b == '\n' {
+				cuts = append(cuts, i+1)
 			}
 		}
 		for _, cut := range cuts {
-			if _, err := readBytes(name, data[:cut]); err == nil {
-				t.Errorf("%s cut at byte %d of %d was scored", name, cut, len(data))
+			rep, err := readBytes(name, data[:cut])
+			if err != nil {
+				continue
 			}
+			if rep.Truncated == "" && !(lines[name] && (cut == 0 || data[cut-1] == '\n' || data[cut] == '\n')) {
+				t.Errorf("%s cut at byte %d of %d was read as whole", name, cut, len(data))
+				continue
+			}
+			if rep.Truncated != "" {
+				truncated[name]++
+			}
+			for _, f := range rep.Findings {
+				if k := f.Operation.String() + " " + f.Check + " " + string(f.Class); f.Count > has[k] {
+					t.Errorf("%s cut at byte %d: %s ×%d, the whole report has it ×%d", name, cut, k, f.Count, has[k])
+				}
+			}
+		}
+	}
+	// Real cuts are read: the property above is not met by refusing all.
+	for name := range reports {
+		if truncated[name] < 5 {
+			t.Errorf("%s: only %d cuts read as truncated", name, truncated[name])
+		}
+	}
+	for _, cut := range []int{1, len(gz) / 2, len(gz) - 1} {
+		if _, err := readBytes("report.ndjson.gz", gz[:cut]); err == nil {
+			t.Errorf("a gzip stream cut at byte %d of %d was read", cut, len(gz))
 		}
 	}
 	damaged := bytes.Clone(gz)

@@ -2,6 +2,7 @@ package score
 
 import (
 	"encoding/json"
+	"errors"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -24,7 +25,8 @@ import (
 // It is read with encoding/xml's decoder rather than a JUnit library: those
 // (github.com/joshdk/go-junit, the common one) forget where in the file
 // each test case is, and a report that cannot be read must be refused at
-// its line.
+// its line. A document cut short (its writer stopped) is read for the
+// elements it finished, and marked truncated.
 func readJUnit(name string, data io.Reader) (Report, error) {
 	r := Report{Format: "junit", Tool: "JUnit"}
 	dec := xml.NewDecoder(data)
@@ -36,10 +38,25 @@ func readJUnit(name string, data io.Reader) (Report, error) {
 		roots            int
 		depth            int
 	)
+	// cut: the document ends unfinished, its writer stopped in it: what
+	// came before is read, the report marked truncated.
+	cut := func(err error) bool {
+		var se *xml.SyntaxError
+		if roots == 0 || !errors.As(err, &se) || !strings.HasPrefix(se.Msg, "unexpected EOF") {
+			return false
+		}
+		l, _ := dec.InputPos()
+		r.Truncated = fmt.Sprintf("cut short in line %d, unfinished: scored for the whole elements before the cut", l)
+		return true
+	}
+read:
 	for {
 		line, _ := dec.InputPos()
 		tok, err := dec.Token()
 		if err == io.EOF {
+			break
+		}
+		if cut(err) {
 			break
 		}
 		if err != nil {
@@ -78,6 +95,9 @@ func readJUnit(name string, data io.Reader) (Report, error) {
 					Text    string `xml:",chardata"`
 				}
 				if err := dec.DecodeElement(&f, &t); err != nil {
+					if cut(err) {
+						break read
+					}
 					return r, &InputError{File: name, Line: line, Msg: "not well-formed XML: " + err.Error()}
 				}
 				depth--
@@ -110,6 +130,9 @@ func readJUnit(name string, data io.Reader) (Report, error) {
 					Message string `xml:"message,attr"`
 				}
 				if err := dec.DecodeElement(&e, &t); err != nil {
+					if cut(err) {
+						break read
+					}
 					return r, &InputError{File: name, Line: line, Msg: "not well-formed XML: " + err.Error()}
 				}
 				depth--

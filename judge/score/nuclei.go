@@ -91,10 +91,12 @@ func (n nucleiResult) finding() (Finding, error) {
 // readJSONArray reads a report that is a JSON array: nuclei's -je export
 // when its elements are nuclei results, else the plain list of
 // {"method", "path", "class", "detail"}. An empty array is a report of no
-// findings. Each element is decoded as it comes.
+// findings. Each element is decoded as it comes. An array cut short is
+// read for its whole elements and marked truncated.
 func readJSONArray(name string, r io.Reader) (Report, error) {
 	rep := Report{Format: "json", Tool: "JSON"}
-	lc := &lineCounter{r: r}
+	cl := newJSONCloser(r, 0)
+	lc := &lineCounter{r: cl}
 	dec := json.NewDecoder(lc)
 	if _, err := dec.Token(); err != nil {
 		return rep, jsonError(name, lc, dec, "JSON", err)
@@ -124,6 +126,7 @@ func readJSONArray(name string, r io.Reader) (Report, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return rep, &InputError{File: name, Line: lc.lineAt(dec.InputOffset()), Msg: "JSON: more after the array"}
 	}
+	rep.Truncated = cl.truncation("elements")
 	return rep, nil
 }
 
@@ -164,6 +167,10 @@ func readNucleiLines(name string, br *bufio.Reader) (Report, error) {
 			continue
 		}
 		if !isNucleiResult(text) {
+			if lr.unended && !json.Valid(text) && lr.line > 1 {
+				rep.Truncated = fmt.Sprintf("cut short in line %d, its last and unfinished: scored for the results before it", lr.line)
+				return rep, nil
+			}
 			return rep, &InputError{File: name, Line: lr.line, Msg: "not a nuclei result: " + jsonLineProblem(text)}
 		}
 		if err := addNuclei(name, lr.line, text, &rep); err != nil {

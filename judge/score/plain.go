@@ -67,7 +67,8 @@ func classList() string {
 // and class (detail and time are optional), in any order.
 func readCSV(name string, data io.Reader) (Report, error) {
 	r := Report{Format: "csv", Tool: "CSV"}
-	cr := csv.NewReader(data)
+	end := &endTracker{r: data}
+	cr := csv.NewReader(end)
 	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
@@ -94,17 +95,53 @@ func readCSV(name string, data io.Reader) (Report, error) {
 		if err == io.EOF {
 			break
 		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) && end.unendedLast(pe.StartLine) {
+			r.Truncated = fmt.Sprintf("cut short in line %d, its last and unfinished: scored for the rows before it", pe.StartLine)
+			break
+		}
 		if err != nil {
 			return r, csvError(name, err)
 		}
 		line, _ := cr.FieldPos(0)
 		f, err := plain(name, line, plainFinding{get(rec, "method"), get(rec, "path"), get(rec, "class"), get(rec, "detail"), get(rec, "time")})
 		if err != nil {
+			if end.unendedLast(line) && line > 1 {
+				r.Truncated = fmt.Sprintf("cut short in line %d, its last and unfinished: scored for the rows before it", line)
+				break
+			}
 			return r, err
 		}
 		r.add(f, 1)
 	}
 	return r, nil
+}
+
+// endTracker sees a report go by and knows, once it has ended, whether its
+// last line had a line end: a row that cannot be read in an unended last
+// line is where a writer was stopped, not a fault of the format.
+type endTracker struct {
+	r        io.Reader
+	newlines int
+	last     byte
+	eof      bool
+}
+
+func (e *endTracker) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if n > 0 {
+		e.newlines += bytes.Count(p[:n], []byte("\n"))
+		e.last = p[n-1]
+	}
+	if err == io.EOF {
+		e.eof = true
+	}
+	return n, err
+}
+
+// unendedLast says whether line is the report's last and has no line end.
+func (e *endTracker) unendedLast(line int) bool {
+	return e.eof && e.last != '\n' && line == e.newlines+1
 }
 
 func csvError(name string, err error) error {

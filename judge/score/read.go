@@ -360,6 +360,9 @@ type lineReader struct {
 	br   *bufio.Reader
 	line int
 	buf  []byte
+	// unended: the line next returned last is the file's last and has no
+	// line end: a writer stopped in it may have left it unfinished.
+	unended bool
 }
 
 // next returns the next line without its end, or io.EOF.
@@ -377,6 +380,7 @@ func (l *lineReader) next() ([]byte, error) {
 			return nil, err
 		}
 		l.line++
+		l.unended = err == io.EOF
 		return bytes.TrimRight(l.buf, "\r\n"), nil
 	}
 }

@@ -55,6 +55,9 @@ func (sc Scorecard) Headline() string {
 	if sc.ToolErrors > 0 {
 		s += ", " + plural(sc.ToolErrors, "tool error")
 	}
+	if sc.Truncated != "" {
+		s += ", from a truncated report"
+	}
 	return s
 }
 
@@ -82,6 +85,9 @@ func (sc Scorecard) Notes() []string {
 		notes = append(notes, "The baseline reached none of the contract's operations: it tested nothing and is no evidence of precision, so no false positive rate is given.")
 	case sc.BaselineReached != nil && len(sc.BaselineReached.Missed) > 0:
 		notes = append(notes, fmt.Sprintf("The baseline never reached %s: its false positive rate covers the rest.", missedOperations(sc.BaselineReached.Missed)))
+	}
+	if sc.Truncated != "" {
+		notes = append(notes, "The report was cut short ("+sc.Truncated+"): the tool was stopped before it closed it, or the file was cut. What it found after the cut is not in it.")
 	}
 	if sc.ToolErrors > 0 {
 		notes = append(notes, fmt.Sprintf("%d errors of the tool's own (requests it could not make, checks it could not run): not findings; part of the run tested nothing.", sc.ToolErrors))

@@ -26,10 +26,12 @@ import (
 // (github.com/owenrumney/go-sarif), so that no more of the report is held
 // than one result and the distinct findings so far. A run's tool may come
 // after its results (nuclei writes it last): results wait, merged by what
-// they say, until the run ends.
+// they say, until the run ends. A document cut short is closed after its
+// last whole value and read for what it holds, marked truncated.
 func readSARIF(name string, r io.Reader) (Report, error) {
 	rep := Report{Format: "sarif", Tool: "SARIF"}
-	lc := &lineCounter{r: r}
+	cl := newJSONCloser(r, 1)
+	lc := &lineCounter{r: cl}
 	dec := json.NewDecoder(lc)
 	fail := func(err error) (Report, error) { return rep, jsonError(name, lc, dec, "not SARIF", err) }
 	refuse := func(line int, format string, args ...any) (Report, error) {
@@ -74,6 +76,9 @@ func readSARIF(name string, r io.Reader) (Report, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return refuse(lc.lineAt(dec.InputOffset()), "not SARIF: more after the document")
 	}
+	if version == "" && cl.cut {
+		version = "2.1.0" // written last (nuclei does), and cut off: the sniffer knew it by its runs or its $schema
+	}
 	switch {
 	case version != "2.1.0":
 		return refuse(1, "SARIF version %q: this reader knows 2.1.0", version)
@@ -82,6 +87,7 @@ func readSARIF(name string, r io.Reader) (Report, error) {
 	case runs == 0:
 		return refuse(1, "SARIF without runs")
 	}
+	rep.Truncated = cl.truncation("results")
 	return rep, nil
 }
 

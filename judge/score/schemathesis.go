@@ -42,7 +42,9 @@ type schemathesisCheck struct {
 
 // readSchemathesis reads the ndjson event stream of Schemathesis 4
 // (--report ndjson): every failed check of every scenario, on the
-// operation its recorder names.
+// operation its recorder names. A stream without its closing
+// EngineFinished event, or whose last line is unfinished, is read for the
+// events it holds and marked truncated.
 func readSchemathesis(name string, br *bufio.Reader) (Report, error) {
 	r := Report{Format: "schemathesis-ndjson", Tool: "Schemathesis"}
 	lr := &lineReader{br: br}
@@ -62,6 +64,11 @@ func readSchemathesis(name string, br *bufio.Reader) (Report, error) {
 		}
 		var ev schemathesisEvent
 		if err := json.Unmarshal(text, &ev); err != nil {
+			if lr.unended && r.Tool != "Schemathesis" {
+				// The last line, unfinished: the writer was stopped in it.
+				r.Truncated = fmt.Sprintf("cut short in line %d, its last and unfinished: scored for the events before it", line)
+				break
+			}
 			return r, &InputError{File: name, Line: line, Msg: "not a Schemathesis event: " + err.Error()}
 		}
 		if ev.Initialize != nil {
@@ -119,9 +126,11 @@ func readSchemathesis(name string, br *bufio.Reader) (Report, error) {
 	if r.Tool == "Schemathesis" {
 		return r, &InputError{File: name, Line: 1, Msg: "no Initialize event: not a Schemathesis ndjson report"}
 	}
-	if !finished {
-		// An interrupted run reports less than it found: never score it.
-		return r, &InputError{File: name, Line: lr.line, Msg: "no EngineFinished event: the run or the file was cut short"}
+	if !finished && r.Truncated == "" {
+		// A run stopped before it closed its report (SIGTERM, a kill, a
+		// full disk): what it wrote is what it found until then. Scored,
+		// and marked, never taken for a whole run.
+		r.Truncated = fmt.Sprintf("no EngineFinished event: the run was stopped before it closed its report, or the file was cut; scored for its %d lines", lr.line)
 	}
 	return r, nil
 }

@@ -58,6 +58,9 @@ type Scorecard struct {
 	NotRun string `json:"not_run,omitempty"`
 	// ToolErrors counts the tool's own trouble in its report.
 	ToolErrors int `json:"tool_errors"`
+	// Truncated says where the report was cut short (the tool stopped
+	// before it closed it): its verdicts are for what it held until then.
+	Truncated string `json:"truncated,omitempty"`
 	// Reached is how much of the contract the run reached; null when the
 	// instance did not count it. TestedNothing: the run reached no
 	// operation (or NotRun): its report is evidence of nothing, findings
@@ -164,7 +167,7 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 // baseline that reached no operation tested nothing, and gives no false
 // positive rate.
 func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instance) Scorecard {
-	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Format: rep.Format, Setting: inst.Active.String(), ToolErrors: rep.ToolErrors,
+	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Format: rep.Format, Setting: inst.Active.String(), ToolErrors: rep.ToolErrors, Truncated: rep.Truncated,
 		Unplanted: []Finding{}, Contradicted: []catalogue.ID{}, Reached: reachOf(&inst)}
 	sc.TestedNothing = sc.Reached != nil && sc.Reached.Operations == 0
 	if baseline != nil {

@@ -222,13 +222,10 @@ func TestUnreadableReports(t *testing.T) {
 		{"a CSV with a bad quote", "method,path,class\nGET,\"/x,server-error\n", 2, "CSV"},
 		{"a CSV row without a path", "method,path,class\nGET,,server-error\n", 2, "not a method and a path"},
 		{"a JSON list with an unknown class", "[\n {\"method\":\"GET\",\"path\":\"/x\",\"class\":\"server-error\"},\n {\"method\":\"GET\",\"path\":\"/x\",\"class\":\"oops\"}\n]", 3, `class "oops"`},
-		{"a JSON list cut short", "[\n {\"method\":\"GET\",", 2, "JSON"},
 		{"a JSON list with an unknown field", `[{"method":"GET","path":"/x","class":"server-error","severity":1}]`, 1, "unknown field"},
 		{"Schemathesis 3", ndjson(`{"Initialize":{"schemathesis_version":"3.39.0"}}`, done), 1, "Schemathesis 4"},
 		{"an ndjson line that is not JSON", ndjson(init, scenario, `{"ScenarioFinished":`, done), 3, "not a Schemathesis event"},
-		{"an ndjson report cut short", ndjson(init, scenario), 2, "cut short"},
 		{"an ndjson scenario without an operation", ndjson(init, strings.Replace(scenario, "GET /response-conformance/missing-field", "everything", 1), done), 2, "names no operation"},
-		{"JUnit cut short", "<?xml version=\"1.0\"?>\n<testsuites>\n<testsuite name=\"x\">\n<testcase name=\"GET /x\">", 4, "not well-formed XML"},
 		{"JUnit that is some other XML", "<?xml version=\"1.0\"?>\n<html><body/></html>", 2, "an HTML page, not JUnit"},
 		{"a JUnit failure on no operation", "<testsuite>\n<testcase name=\"it works\" classname=\"Suite\">\n<failure message=\"no\"/></testcase></testsuite>", 2, "names no operation"},
 		{"SARIF 2.0", `{"version":"2.0.0","runs":[]}`, 1, "2.1.0"},
@@ -327,6 +324,44 @@ func TestFormats(t *testing.T) {
 					t.Errorf("text: PERF-02 reached %d, triggered %d (counted %v) is not %q:\n%s", c.reached, c.triggered, c.counted, c.verdict, again.String())
 				}
 			}
+		}
+	}
+}
+
+// A report its tool was stopped in the middle of is read for what it
+// holds, each format in its way, and says where it was cut.
+func TestTruncatedReports(t *testing.T) {
+	t.Parallel()
+	ndjson := func(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
+	init := `{"Initialize":{"schemathesis_version":"4.9.5"}}`
+	scenario := `{"ScenarioFinished":{"recorder":{"label":"GET /response-conformance/missing-field","checks":{"a":[{"name":"response_schema_conformance","status":"failure"}]}}}}`
+	nuclei := `{"template-id":"x","matched-at":"http://h/security/unauthenticated-access","type":"http"}`
+	for _, c := range []struct {
+		name, data string
+		findings   int
+		where      string
+	}{
+		{"ndjson without EngineFinished", ndjson(init, scenario), 1, "no EngineFinished event"},
+		{"ndjson cut in its last line", ndjson(init, scenario) + `{"ScenarioFinished":{"rec`, 1, "line 3"},
+		{"nuclei JSON Lines cut in its last line", nuclei + "\n" + nuclei[:30], 1, "line 2"},
+		{"a nuclei JSON array cut in an element", "[" + nuclei + ",\n" + nuclei[:30], 1, "line 2"},
+		{"a JSON list cut in an element", "[\n{\"method\":\"GET\",\"path\":\"/x\",\"class\":\"server-error\"},\n {\"method\":\"GET\",", 1, "line 3"},
+		{"a JSON list cut before any element", "[\n {\"method\":\"GET\",", 0, "line 2"},
+		{"a CSV cut in its last row", "method,path,class\nGET,/x,server-error\nGET,/y,serv", 1, "line 3"},
+		{"a CSV cut in a quoted field", "method,path,class\nGET,/x,server-error\nGET,\"/y", 1, "line 3"},
+		{"SARIF cut in a result", "{\"version\":\"2.1.0\",\"runs\":[{\"results\":[\n{\"ruleId\":\"server-error\",\"webRequest\":{\"method\":\"GET\",\"target\":\"/x\"}},\n{\"ruleId\":\"server-error\",\"webR", 1, "line 3"},
+		{"JUnit cut in a test case", "<?xml version=\"1.0\"?>\n<testsuites>\n<testsuite name=\"x\">\n<testcase name=\"GET /x\"><failure message=\"- Server error\"/></testcase>\n<testcase name=\"GET /y\"><failure mess", 1, "line 5"},
+	} {
+		rep, err := readBytes("r.x", []byte(c.data))
+		if err != nil || len(rep.Findings) != c.findings || !strings.Contains(rep.Truncated, c.where) {
+			t.Errorf("%s: %v, %d findings, truncated %q; want %d findings, truncated at %q", c.name, err, len(rep.Findings), rep.Truncated, c.findings, c.where)
+		}
+		if err != nil {
+			continue
+		}
+		sc := score.Score(rep, score.Instance{Active: catalogue.All()}, nil)
+		if sc.Truncated != rep.Truncated || !strings.Contains(sc.Headline(), "truncated") || !strings.Contains(strings.Join(sc.Notes(), " "), "cut short") {
+			t.Errorf("%s: the scorecard does not say it was truncated: %q, %q", c.name, sc.Headline(), sc.Notes())
 		}
 	}
 }
