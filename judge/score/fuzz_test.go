@@ -80,7 +80,7 @@ func TestCutReports(t *testing.T) {
 	reports := map[string][]byte{"report.ndjson": ndjson, "junit.xml": junit,
 		"r.sarif": []byte(`{"version":"2.1.0","runs":[{"results":[{"ruleId":"server-error","webRequest":{"method":"POST","target":"/internal-server-errors/improper-unicode-encoding"}},` + "\n" +
 			`{"ruleId":"server-error","webRequest":{"method":"GET","target":"/internal-server-errors/missing-header"}}]}]}`),
-		"r.csv": []byte("method,path,class\nGET,/security/unauthenticated-access,auth-bypass\nPOST,/internal-server-errors/improper-unicode-encoding,server-error\nGET,/response-conformance/missing-field,invalid-body\n"),
+		"r.csv":  []byte("method,path,class\nGET,/security/unauthenticated-access,auth-bypass\nPOST,/internal-server-errors/improper-unicode-encoding,server-error\nGET,/response-conformance/missing-field,invalid-body\n"),
 		"r.json": []byte(`[{"method":"GET","path":"/security/unauthenticated-access","class":"auth-bypass"},` + "\n" + `{"method":"GET","path":"/response-conformance/missing-field","class":"invalid-body"}]`),
 	}
 	for _, f := range []string{"nuclei.sarif", "nuclei.json", "nuclei.jsonl"} {

@@ -2,8 +2,8 @@ package score
 
 import (
 	"encoding/json"
-	"errors"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
