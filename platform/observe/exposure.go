@@ -85,8 +85,9 @@ func (l *ExposureLog) Record(defect string, r *http.Request, requestID string, a
 	if at.After(e.Last) {
 		e.Last = at
 	}
-	// Concurrent requests are recorded as they end: the first is the
-	// earliest, and the one that arrived first.
+	// Concurrent requests are recorded as they end, each with the time
+	// its planted code ran: the first is the earliest, and the one that
+	// arrived first.
 	if at.Before(e.First) {
 		e.First = at
 	}
@@ -148,13 +149,17 @@ func Triggered(w http.ResponseWriter, r *http.Request) {
 	if rec == nil || rec.planted == nil {
 		return
 	}
-	rec.triggered = true
+	if !rec.triggered {
+		rec.triggered, rec.triggeredAt = true, time.Now()
+	}
 	if r.Header.Get(HeaderReportTriggered) != "" {
 		w.Header().Set(HeaderTriggered, rec.planted.defect)
 	}
 }
 
-// count is called once the request has ended.
+// count is called once the request has ended; at is when the planted code
+// produced its symptom (Triggered), so that no tool's report can show it
+// before it was there to see.
 func (p *Planted) count(r *http.Request, requestID string, at time.Time) {
 	p.triggered.Inc()
 	if p.log != nil {

@@ -1,6 +1,7 @@
 package observe_test
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -33,5 +34,31 @@ func TestExposureLog(t *testing.T) {
 	}
 	if !strings.HasPrefix(e.Target, "/x?q=aaa") || len(e.Target) != 512+len("…") || !strings.HasSuffix(e.Target, "…") {
 		t.Errorf("example target of %d bytes: %.40q…", len(e.Target), e.Target)
+	}
+}
+
+// A defect's trigger is stamped when its planted code calls Triggered,
+// not when the request ends: a tool that read the answer cannot have seen
+// the symptom before the instance says it was there. The handler waits
+// after triggering until the test has its time; stamped at the request's
+// end, the trigger would be after it.
+func TestTriggerStampedWhenPlantedCodeRuns(t *testing.T) {
+	t.Parallel()
+	tel := observe.Discard()
+	in := tel.Service("test")
+	p := in.Planted("X-01")
+	var afterTrigger time.Time
+	h := in.Middleware(func(*http.Request) string { return "/x" })(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.Serve(w)
+		observe.Triggered(w, r)
+		afterTrigger = time.Now()
+		for !time.Now().After(afterTrigger) { // the end is later than afterTrigger, on any clock
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/x", nil))
+	_, seen := tel.Exposure.Snapshot()
+	if e := seen["X-01"]; e.Count != 1 || e.First.After(afterTrigger) {
+		t.Fatalf("triggered at %v, recorded %+v: stamped later than the planted code ran", afterTrigger, e)
 	}
 }

@@ -147,7 +147,7 @@ func (in *Instruments) Middleware(routeOf func(*http.Request) string) func(http.
 				route, code := routeOf(r), rec.Code(r)
 				in.observe(route, Method(r.Method), code, took)
 				if rec.triggered {
-					rec.planted.count(r, rec.id, start.Add(took))
+					rec.planted.count(r, rec.id, rec.triggeredAt)
 					rec.fields = append(rec.fields, slog.String("defect", rec.planted.defect))
 				}
 				in.logRequest(r, rec, route, code, took)
@@ -266,6 +266,9 @@ type recorder struct {
 	// it showed.
 	planted   *Planted
 	triggered bool
+	// triggeredAt is when the planted code produced its symptom: a
+	// tool cannot have seen it before then.
+	triggeredAt time.Time
 }
 
 // SetLogField adds a field to the request's one log line; w is the
