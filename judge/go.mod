@@ -6,6 +6,7 @@ require (
 	github.com/defectshowcase/showcase v0.0.0
 	github.com/defectshowcase/showcase/platform v0.0.0
 	github.com/owenrumney/go-sarif/v3 v3.3.1
+	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )
 
