@@ -1,6 +1,7 @@
 package trials
 
 import (
+	"fmt"
 	"image/color"
 	"sort"
 
@@ -8,19 +9,22 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/stats"
 )
 
-// Band is one tool's defects detected over time: at each time, the median
-// over its trials and the quartiles either side.
+// Band is one tool's defects detected over time: at each time a detection
+// happened in one of its trials (and at 0), the quartiles over its trials
+// of how many each had detected by then. Between two such times nothing
+// changes: the curves are steps, exactly.
 type Band struct {
 	At, Q1, Median, Q3 []float64
 }
 
-// curve is how many defects the trial had detected by each time (the
-// detections its report times).
-func curve(t Trial, at []float64) []float64 {
+// detectionTimes are the trial's timed detections, in order.
+func detectionTimes(t Trial) []float64 {
 	var times []float64
 	for _, s := range t.Stages {
 		if s.Detected && s.DetectedAfter != nil {
@@ -28,86 +32,89 @@ func curve(t Trial, at []float64) []float64 {
 		}
 	}
 	sort.Float64s(times)
-	out := make([]float64, len(at))
-	k := 0
-	for i, x := range at {
-		for k < len(times) && times[k] <= x {
-			k++
+	return times
+}
+
+// bandOf is the band of a tool's trials.
+func bandOf(trials []Trial) Band {
+	var per [][]float64
+	at := []float64{0}
+	for _, t := range trials {
+		ts := detectionTimes(t)
+		per = append(per, ts)
+		at = append(at, ts...)
+	}
+	sort.Float64s(at)
+	at = compact(at)
+	b := Band{At: at}
+	for _, x := range at {
+		counts := make([]float64, len(per))
+		for j, ts := range per {
+			counts[j] = float64(sort.Search(len(ts), func(i int) bool { return ts[i] > x }))
 		}
-		out[i] = float64(k)
+		q1, m, q3 := stats.Quartiles(counts)
+		b.Q1, b.Median, b.Q3 = append(b.Q1, q1), append(b.Median, m), append(b.Q3, q3)
+	}
+	return b
+}
+
+func compact(xs []float64) []float64 {
+	out := xs[:0]
+	for i, x := range xs {
+		if i == 0 || x != xs[i-1] {
+			out = append(out, x)
+		}
 	}
 	return out
 }
 
-// bands are each tool's bands over 0..end, in 200 steps.
-func bands(trials []Trial, end float64) (names []string, out map[string]Band) {
-	const steps = 200
-	at := make([]float64, steps+1)
-	for i := range at {
-		at[i] = end * float64(i) / steps
-	}
+// Chart draws defects detected over time, one line per tool (its median
+// over the trials) in a band between the quartiles, both stepping at the
+// detections' own times, and saves it to each file (by its extension:
+// .svg, .png). The y-axis ends at the number of defects.
+func Chart(trials []Trial, files ...string) error {
+	end := 0.0
+	var names []string
 	byTool := map[string][]Trial{}
 	for _, t := range trials {
+		end = max(end, t.Seconds)
+		for _, x := range detectionTimes(t) {
+			end = max(end, x)
+		}
 		if _, ok := byTool[t.Tool]; !ok {
 			names = append(names, t.Tool)
 		}
 		byTool[t.Tool] = append(byTool[t.Tool], t)
 	}
-	out = map[string]Band{}
-	for _, name := range names {
-		var curves [][]float64
-		for _, t := range byTool[name] {
-			curves = append(curves, curve(t, at))
-		}
-		b := Band{At: at}
-		for i := range at {
-			xs := make([]float64, len(curves))
-			for j, c := range curves {
-				xs[j] = c[i]
-			}
-			q1, m, q3 := stats.Quartiles(xs)
-			b.Q1, b.Median, b.Q3 = append(b.Q1, q1), append(b.Median, m), append(b.Q3, q3)
-		}
-		out[name] = b
-	}
-	return names, out
-}
-
-// Chart draws defects detected over time, one line per tool (its median
-// over the trials) in a band between the quartiles, and saves it to each
-// file (by its extension: .svg, .png).
-func Chart(trials []Trial, files ...string) error {
-	end := 0.0
-	for _, t := range trials {
-		end = max(end, t.Seconds)
-		for _, s := range t.Stages {
-			if s.DetectedAfter != nil {
-				end = max(end, *s.DetectedAfter)
-			}
-		}
-	}
 	if end == 0 {
 		end = 1
 	}
-	names, bs := bands(trials, end)
 	p := plot.New()
 	p.Title.Text = "Defects detected over time (median of the trials, quartiles shaded)"
-	p.X.Label.Text = "seconds since the trial began"
+	p.X.Label.Text = "seconds since the tool started (each trial's own start)"
 	p.Y.Label.Text = "defects detected"
-	p.Y.Min, p.Y.Max = 0, 12.5 // room above ten for the legend
-	p.X.Min = 0
-	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Y.Min, p.Y.Max = 0, float64(len(catalogue.Defects))
+	p.Y.Tick.Marker = plot.ConstantTicks(integerTicks(len(catalogue.Defects)))
+	p.X.Min, p.X.Max = 0, end
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
 	p.Add(plotter.NewGrid())
 	for i, name := range names {
-		b := bs[name]
+		b := bandOf(byTool[name])
 		c := plotutil.Color(i)
-		poly := make(plotter.XYs, 0, 2*len(b.At))
+		// The band: over each step, a rectangle from Q1 to Q3.
+		var upper, lower plotter.XYs
 		for j := range b.At {
-			poly = append(poly, plotter.XY{X: b.At[j], Y: b.Q3[j]})
+			next := end
+			if j+1 < len(b.At) {
+				next = b.At[j+1]
+			}
+			upper = append(upper, plotter.XY{X: b.At[j], Y: b.Q3[j]}, plotter.XY{X: next, Y: b.Q3[j]})
+			lower = append(lower, plotter.XY{X: b.At[j], Y: b.Q1[j]}, plotter.XY{X: next, Y: b.Q1[j]})
 		}
-		for j := len(b.At) - 1; j >= 0; j-- {
-			poly = append(poly, plotter.XY{X: b.At[j], Y: b.Q1[j]})
+		poly := append(plotter.XYs{}, upper...)
+		for j := len(lower) - 1; j >= 0; j-- {
+			poly = append(poly, lower[j])
 		}
 		band, err := plotter.NewPolygon(poly)
 		if err != nil {
@@ -117,10 +124,11 @@ func Chart(trials []Trial, files ...string) error {
 		band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 60}
 		band.LineStyle.Width = 0
 		p.Add(band)
-		med := make(plotter.XYs, len(b.At))
+		med := make(plotter.XYs, 0, len(b.At)+1)
 		for j := range b.At {
-			med[j] = plotter.XY{X: b.At[j], Y: b.Median[j]}
+			med = append(med, plotter.XY{X: b.At[j], Y: b.Median[j]})
 		}
+		med = append(med, plotter.XY{X: end, Y: b.Median[len(b.Median)-1]})
 		line, err := plotter.NewLine(med)
 		if err != nil {
 			return err
@@ -131,13 +139,115 @@ func Chart(trials []Trial, files ...string) error {
 		p.Add(line)
 		p.Legend.Add(name, line)
 	}
-	p.Legend.Padding = vg.Points(4)
-	p.Legend.YOffs = -vg.Points(4)
-	p.Legend.XOffs = vg.Points(4)
 	for _, f := range files {
 		if err := p.Save(8*vg.Inch, 4.5*vg.Inch, f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func integerTicks(n int) []plot.Tick {
+	var ts []plot.Tick
+	for i := 0; i <= n; i++ {
+		ts = append(ts, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
+	}
+	return ts
+}
+
+// CDDiagram draws the ranking's critical-difference diagram (Demšar
+// 2006): the tools on an axis of mean rank (1: fastest), the critical
+// difference as a bar above it, and the tools the Nemenyi test does not
+// tell apart joined by a thick line; saved to each file.
+func CDDiagram(r Ranking, files ...string) error {
+	k := len(r.Tools)
+	order := make([]int, k)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return r.MeanRanks[order[i]] < r.MeanRanks[order[j]] })
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("Mean rank by median time to detect, over %d defects (Friedman p %s)", r.Blocks, pShort(r.P))
+	p.X.Label.Text = "mean rank (1: fastest)"
+	p.X.Min, p.X.Max = 1, float64(k)
+	p.X.Tick.Marker = plot.ConstantTicks(rankTicks(k))
+	p.HideY()
+	rows := float64(k) + 1
+	p.Y.Min, p.Y.Max = -rows*0.5, 1.2
+	axis, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: float64(k), Y: 0}})
+	if err != nil {
+		return err
+	}
+	axis.Width = vg.Points(1)
+	p.Add(axis)
+	var labels plotter.XYLabels
+	for row, i := range order {
+		y := -0.5 * float64(row+1)
+		x := r.MeanRanks[i]
+		stem, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: y}})
+		if err != nil {
+			return err
+		}
+		stem.Color = plotutil.Color(row)
+		stem.Width = vg.Points(1)
+		p.Add(stem)
+		dot, err := plotter.NewScatter(plotter.XYs{{X: x, Y: 0}})
+		if err != nil {
+			return err
+		}
+		dot.GlyphStyle.Shape = draw.CircleGlyph{}
+		dot.GlyphStyle.Radius = vg.Points(3)
+		dot.GlyphStyle.Color = plotutil.Color(row)
+		p.Add(dot)
+		labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: y})
+		labels.Labels = append(labels.Labels, fmt.Sprintf(" %s (%.2f)", r.Tools[i], x))
+	}
+	names, err := plotter.NewLabels(labels)
+	if err != nil {
+		return err
+	}
+	p.Add(names)
+	// The critical difference, from rank 1.
+	bar, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: 1 + r.CD, Y: 1}})
+	if err != nil {
+		return err
+	}
+	bar.Width = vg.Points(2)
+	p.Add(bar)
+	cdLabel, err := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: 1 + r.CD, Y: 1}}, Labels: []string{fmt.Sprintf(" CD = %.2f (Nemenyi, %.2f)", r.CD, Alpha)}})
+	if err != nil {
+		return err
+	}
+	p.Add(cdLabel)
+	index := map[string]int{}
+	for i, t := range r.Tools {
+		index[t] = i
+	}
+	for g, group := range r.Groups {
+		lo, hi := float64(k), 1.0
+		for _, t := range group {
+			lo, hi = min(lo, r.MeanRanks[index[t]]), max(hi, r.MeanRanks[index[t]])
+		}
+		y := 0.25 + 0.2*float64(g)
+		join, err := plotter.NewLine(plotter.XYs{{X: lo - 0.03, Y: y}, {X: hi + 0.03, Y: y}})
+		if err != nil {
+			return err
+		}
+		join.Width = vg.Points(4)
+		p.Add(join)
+	}
+	for _, f := range files {
+		if err := p.Save(8*vg.Inch, vg.Length(1.2+0.35*float64(k))*vg.Inch, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func rankTicks(k int) []plot.Tick {
+	var ts []plot.Tick
+	for i := 1; i <= k; i++ {
+		ts = append(ts, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
+	}
+	return ts
 }

@@ -33,6 +33,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -266,21 +267,45 @@ func trialRuns(entries []entry) (bool, error) {
 }
 
 // compareRuns compares runs of showcase-trials made apart, as one run of
-// several tools would: the trials of every run, summarized together.
+// several tools would: the trials of every run, summarized together, each
+// with its own budget. A tool of one name in two runs is two tools: each
+// is named apart by its run's folder ("schemathesis (out/st)").
 func compareRuns(entries []entry, format, out string, stdout io.Writer) error {
-	var all []trials.Trial
-	budget := 0.0
+	var runs [][]trials.Trial
+	inRuns := map[string]int{}
+	given := map[string]bool{}
 	for _, e := range entries {
-		ts, b, err := trials.LoadRun(e.report)
+		abs, _ := filepath.Abs(e.report)
+		if given[abs] {
+			return usageError{fmt.Errorf("%s: the same run given twice", e.report)}
+		}
+		given[abs] = true
+		ts, err := trials.LoadRun(e.report)
 		if err != nil {
 			return &score.InputError{File: e.report, Msg: err.Error()}
 		}
-		all, budget = append(all, ts...), max(budget, b)
+		runs = append(runs, ts)
+		seen := map[string]bool{}
+		for _, t := range ts {
+			if !seen[t.Tool] {
+				seen[t.Tool] = true
+				inRuns[t.Tool]++
+			}
+		}
+	}
+	var all []trials.Trial
+	for i, ts := range runs {
+		for _, t := range ts {
+			if inRuns[t.Tool] > 1 {
+				t.Tool = fmt.Sprintf("%s (%s)", t.Tool, filepath.Clean(entries[i].report))
+			}
+			all = append(all, t)
+		}
 	}
 	var buf bytes.Buffer
 	switch format {
 	case "json":
-		b, err := json.MarshalIndent(trials.Summarize(all, budget), "", "  ")
+		b, err := json.MarshalIndent(trials.Summarize(all, 0), "", "  ")
 		if err != nil {
 			return err
 		}
@@ -301,7 +326,7 @@ func compareRuns(entries []entry, format, out string, stdout io.Writer) error {
 		}
 		buf.Write(b)
 	default:
-		if err := trials.Summarize(all, budget).WriteMarkdown(&buf, ""); err != nil {
+		if err := trials.Summarize(all, 0).WriteMarkdown(&buf, "", ""); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,14 +115,16 @@ func TestRefuses(t *testing.T) {
 }
 
 // Runs of showcase-trials made apart, given as folders, are compared as
-// one run of both tools would be; a mix of folders and reports is refused.
+// one run of both tools would be, each trial censored at its own budget; a
+// tool of one name in two runs is named apart by its run; a mix of folders
+// and reports, or one run given twice, is refused.
 func TestCompareRuns(t *testing.T) {
 	t.Parallel()
-	run1, run2 := t.TempDir(), t.TempDir()
-	mk := func(tool string, detected func(trial int) int) []trials.Trial {
+	run1, run2, run3 := t.TempDir(), t.TempDir(), t.TempDir()
+	mk := func(tool string, budget float64, detected func(trial int) int) []trials.Trial {
 		var ts []trials.Trial
 		for i := 1; i <= 10; i++ {
-			tr := trials.Trial{Tool: tool, Number: i, Outcome: "finished", Report: "r.csv", Requests: 20, Seconds: 5}
+			tr := trials.Trial{Tool: tool, Number: i, Outcome: "finished", Report: "r.csv", Requests: 20, Seconds: 5, Budget: budget}
 			for j, d := range catalogue.Defects {
 				at := float64(j) / 2
 				st := trials.Stage{ID: d.ID, Reached: true, Triggered: true}
@@ -134,18 +137,35 @@ func TestCompareRuns(t *testing.T) {
 		}
 		return ts
 	}
-	if err := trials.WriteRun(run1, mk("strong", func(int) int { return 9 }), 60); err != nil {
+	if err := trials.WriteRun(run1, mk("strong", 60, func(int) int { return 9 })); err != nil {
 		t.Fatal(err)
 	}
-	if err := trials.WriteRun(run2, mk("feeble", func(i int) int { return i % 4 }), 60); err != nil {
+	if err := trials.WriteRun(run2, mk("feeble", 600, func(i int) int { return i % 4 })); err != nil {
+		t.Fatal(err)
+	}
+	if err := trials.WriteRun(run3, mk("strong", 60, func(int) int { return 8 })); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
 	if err := run([]string{"-format", "markdown", run1, run2}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "strong finds more than feeble: in 10/10 trials, median 9 against 1.5, Â12 1.00, p < 0.001") {
-		t.Errorf("the comparison:\n%s", out.String())
+	for _, want := range []string{
+		"strong finds more defects per trial than feeble: median 9 against 1.5, more in 10 of 10 trials by number, Â12 1.00, adjusted p < 0.001",
+		"## strong: 10 trials, budget 60.0 s", "## feeble: 10 trials, budget 600.0 s",
+		"Their budgets differ (strong has 60.0 s, feeble 600.0 s)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the comparison lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := run([]string{"-format", "json", run1, run3}, &out); err != nil {
+		t.Fatal(err)
+	}
+	var s trials.Summary
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil || len(s.Tools) != 2 || s.Tools[0].Tool != "strong ("+run1+")" || s.Tools[1].Tool != "strong ("+run3+")" {
+		t.Errorf("two runs' strong: %v %+v", err, s.Tools)
 	}
 	out.Reset()
 	if err := run([]string{"-format", "svg", run1, run2}, &out); err != nil || !strings.Contains(out.String(), "<svg") {
@@ -153,5 +173,27 @@ func TestCompareRuns(t *testing.T) {
 	}
 	if err := run([]string{run1, samples + "defects-all-seed20240101/junit.xml"}, &out); err == nil {
 		t.Error("a run and a report compared")
+	}
+	var ue usageError
+	if err := run([]string{run1, run1}, &out); !errors.As(err, &ue) {
+		t.Errorf("one run given twice: %v", err)
+	}
+}
+
+// showcase-score is the instrument a reviewer runs on reports and runs:
+// it links the scorer and the summary, and no service code (the runner,
+// which starts instances, lives apart in trials/runner).
+func TestLinksNoServiceCode(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, service := range []string{"/gateway", "-svc", "/platform/server", "/platform/observe", "/judge/trials/runner", "modernc.org/sqlite", "github.com/go-chi/"} {
+			if strings.Contains(pkg, service) {
+				t.Errorf("showcase-score links %s", pkg)
+			}
+		}
 	}
 }

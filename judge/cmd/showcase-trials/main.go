@@ -39,6 +39,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/runner"
 	"github.com/defectshowcase/showcase/platform/version"
 )
 
@@ -68,7 +69,7 @@ the instance's URL, the trial's seed and the tool's output folder.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o := trials.Options{Progress: stderr}
+	o := runner.Options{Progress: stderr}
 	gs := flag.NewFlagSet("showcase-trials", flag.ContinueOnError)
 	gs.SetOutput(stderr)
 	gs.Usage = func() { fmt.Fprint(stderr, usage); gs.PrintDefaults() }
@@ -78,6 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gs.TextVar(&defects, "defects", catalogue.All(), "the defects active in each fresh instance: "+catalogue.SettingUsage)
 	gs.StringVar(&o.Base, "base", "", "a running deployment's base URL, instead of a fresh instance per trial")
 	gs.StringVar(&o.Admin, "admin", "", "its admin URL (for the reset between trials and the ground truth)")
+	gs.DurationVar(&o.InterruptGrace, "interrupt-grace", 10*time.Second, "at the budget, how long the tool has after SIGINT (as Ctrl-C) to close its report, before SIGTERM")
+	gs.DurationVar(&o.TermGrace, "term-grace", 5*time.Second, "... and after SIGTERM, before SIGKILL")
 	showVersion := gs.Bool("version", false, "print the version and exit")
 	groups := len(args)
 	if i := slices.IndexFunc(args, func(a string) bool { return a == "-tool" || a == "--tool" }); i >= 0 {
@@ -110,15 +113,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err
 	}
-	budget := 0.0
-	for _, t := range tools {
-		budget = max(budget, t.Budget.Seconds())
-	}
-	ts, runErr := trials.Run(ctx, o, tools)
+	ts, runErr := runner.Run(ctx, o, tools)
 	if len(ts) == 0 {
 		return runErr
 	}
-	if err := trials.WriteRun(o.Out, ts, budget); err != nil {
+	if err := trials.WriteRun(o.Out, ts); err != nil {
 		return errors.Join(runErr, err)
 	}
 	fmt.Fprintf(stderr, "showcase-trials: %s\n", filepath.Join(o.Out, "report.md"))
@@ -128,7 +127,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // parseTools reads the groups: -tool NAME and its flags, --, the command
 // up to the next -tool. A group may name the run's folder too (-out), as
 // the global flag does; every group that names it must name the same.
-func parseTools(args []string, stderr io.Writer) (tools []trials.Tool, out string, err error) {
+func parseTools(args []string, stderr io.Writer) (tools []runner.Tool, out string, err error) {
 	for len(args) > 0 {
 		if args[0] != "-tool" && args[0] != "--tool" {
 			return nil, "", fmt.Errorf("%q: a group begins with -tool NAME", args[0])
@@ -137,7 +136,7 @@ func parseTools(args []string, stderr io.Writer) (tools []trials.Tool, out strin
 		if sep < 0 {
 			return nil, "", errors.New("-tool without -- COMMAND")
 		}
-		var t trials.Tool
+		var t runner.Tool
 		var seeds, groupOut string
 		fs := flag.NewFlagSet("tool", flag.ContinueOnError)
 		fs.SetOutput(stderr)

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"net/http"
@@ -22,16 +26,6 @@ import (
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
-// replayBinary builds showcase-replay.
-func replayBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "showcase-replay")
-	if out, err := exec.Command("go", "build", "-o", bin, "../showcase-replay").CombinedOutput(); err != nil {
-		t.Fatalf("go build showcase-replay: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func readSummary(t *testing.T, dir string) trials.Summary {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(dir, trials.ReportJSON))
@@ -45,26 +39,66 @@ func readSummary(t *testing.T, dir string) trials.Summary {
 	return s
 }
 
-// Ten trials of the reference tool and ten of the weak one, each against a
-// fresh instance, with no outside tool: the reference finds all ten
-// defects in every trial, in the catalogue's order (the server's first
-// trigger of each has a later request index and time than the one
-// before), the weak one a subset that varies with its seed, never
-// detecting what it did not trigger nor triggering what it did not
-// reach; the comparison says the reference finds more, in 10/10 trials,
-// Â12 1, p < 0.01; the report is written as Markdown, JSON and a chart
-// in SVG and PNG.
-func TestReferenceAgainstWeak(t *testing.T) {
-	replay := replayBinary(t)
-	out := t.TempDir()
-	var stderr bytes.Buffer
-	err := run(t.Context(), []string{"-out", out,
-		"-tool", "replay", "-trials", "10", "-budget", "1m", "--", replay, "-base", "{url}", "-out", "{out}/report.csv",
-		"-tool", "weak", "-trials", "10", "-budget", "1m", "--", replay, "-weak", "-seed", "{seed}", "-base", "{url}", "-out", "{out}/report.csv",
-	}, io.Discard, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
+// binaries builds the programs the docs run into a folder of their own,
+// as make build would into bin/.
+func binaries(t *testing.T, names ...string) string {
+	t.Helper()
+	bin := t.TempDir()
+	args := []string{"build", "-o", bin + "/"}
+	for _, n := range names {
+		args = append(args, "../"+n)
 	}
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// repoRoot is the repository's root, where the docs' commands run.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "Makefile")); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// relativeOut is a folder under the repository's out/ (ignored by git),
+// named relative to the root as a user would, removed after the test.
+func relativeOut(t *testing.T, root, name string) string {
+	t.Helper()
+	rel := filepath.Join("out", fmt.Sprintf("test-%s-%d", name, os.Getpid()))
+	t.Cleanup(func() { _ = os.RemoveAll(filepath.Join(root, rel)) })
+	return rel
+}
+
+// make trials, as the docs give it, from the repository's root with its
+// relative TRIALS_OUT (a fresh clone failed it: every trial lost its
+// report to a relative path): ten trials of the reference tool and ten of
+// the weak one, each against a fresh instance, with no outside tool. The
+// reference finds all ten defects in every trial, in the catalogue's
+// order (the server's first trigger of each has a later request index and
+// time than the one before), never before the server saw it triggered;
+// the weak one a subset that varies with its seed, never detecting what
+// it did not trigger nor triggering what it did not reach; the comparison
+// says the reference finds more, in 10 of 10 trials, Â12 1; the report is
+// written as Markdown, JSON and a chart in SVG and PNG.
+func TestReferenceAgainstWeak(t *testing.T) {
+	root := repoRoot(t)
+	bin := binaries(t, "showcase-trials", "showcase-replay")
+	rel := relativeOut(t, root, "trials")
+	cmd := exec.Command("make", "-s", "-o", "build", "trials", "BIN="+bin, "TRIALS_OUT="+rel)
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("make trials: %v\n%s", err, stderr.String())
+	}
+	out := filepath.Join(root, rel)
 	if !strings.Contains(stderr.String(), "trials: weak trial 10:") {
 		t.Errorf("no progress:\n%s", stderr.String())
 	}
@@ -74,8 +108,16 @@ func TestReferenceAgainstWeak(t *testing.T) {
 	}
 	weakCounts := map[int]bool{}
 	for _, tr := range s.Trials {
-		if tr.Outcome != "finished" || !tr.Valid() {
-			t.Errorf("%s trial %d: %s, valid %v (%s)", tr.Tool, tr.Number, tr.Outcome, tr.Valid(), tr.NoReport)
+		if tr.Outcome != "finished" || tr.TestedNothing() || tr.Report == "" || tr.Truncated != "" {
+			t.Errorf("%s trial %d: %s, tested nothing %v, report %q (%s)", tr.Tool, tr.Number, tr.Outcome, tr.TestedNothing(), tr.Report, tr.NoReport)
+		}
+		if _, err := os.Stat(filepath.Join(out, tr.Report)); err != nil {
+			t.Errorf("%s trial %d: its report: %v", tr.Tool, tr.Number, err)
+		}
+		for _, st := range tr.Stages {
+			if st.Detected && (st.DetectedAfter == nil || st.TriggeredAfter == nil || *st.DetectedAfter < *st.TriggeredAfter) {
+				t.Errorf("%s trial %d: %s detected before it was triggered: %+v", tr.Tool, tr.Number, st.ID, st)
+			}
 		}
 		if tr.Tool == "replay" {
 			if tr.Detected() != 10 {
@@ -108,11 +150,12 @@ func TestReferenceAgainstWeak(t *testing.T) {
 		t.Errorf("the weak tool's finds do not vary: %v", weakCounts)
 	}
 	v := s.Pairs[0].Verdicts[0]
-	if v.Measure != "defects detected" || v.Better != "replay" || v.A12 != 1 || v.P >= 0.01 || !strings.HasPrefix(v.Words, "replay finds more than weak: in 10/10 trials") {
+	if v.Measure != "defects detected per trial" || v.Better != "replay" || *v.A12 != 1 || v.Adjusted >= 0.01 || v.Adjusted < v.P ||
+		!strings.HasPrefix(v.Words, "replay finds more defects per trial than weak: median 10 against") || !strings.Contains(v.Words, "more in 10 of 10 trials by number, Â12 1.00") {
 		t.Errorf("the verdict: %+v", v)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, trials.ReportMarkdown))
-	for _, want := range []string{"## replay: 10 trials", "## weak: 10 trials", "| PERF-02 | 10/10 | 10/10 | 10/10 |", "replay finds more than weak", "chart.svg"} {
+	for _, want := range []string{"## replay: 10 trials, budget 60.0 s", "## weak: 10 trials", "| PERF-02 | 10/10 | 10/10 | 10/10 |", "replay finds more defects per trial than weak", "chart.svg"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
 		}
@@ -132,33 +175,96 @@ func TestReferenceAgainstWeak(t *testing.T) {
 }
 
 // A tool that cannot start, one that hangs past its budget, and one that
-// writes no report are each recorded as such, never as a clean trial.
+// writes no report are each recorded as such, never as a clean trial;
+// one that ignores SIGINT and SIGTERM is killed, each signal recorded; one
+// stopped while writing its report has it scored for what it holds, marked
+// truncated. Each is the scorecard's "tested nothing": no request reached
+// an operation.
 func TestToolsThatTestNothing(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
-	err := run(t.Context(), []string{"-out", out,
+	cut, err := os.ReadFile("../../trials/testdata/schemathesis-4.9.5-trials/stopped-at-8s/schemathesis/trial-01/out/ndjson-20261125T052058Z.ndjson.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(out, "partial.ndjson.gz")
+	if err := os.WriteFile(partial, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = run(t.Context(), []string{"-out", out, "-interrupt-grace", "300ms", "-term-grace", "300ms",
 		"-tool", "missing", "-trials", "1", "--", filepath.Join(out, "no-such-program"),
 		"-tool", "hangs", "-trials", "1", "-budget", "500ms", "--", "sleep", "30",
+		"-tool", "stubborn", "-trials", "1", "-budget", "500ms", "--", "sh", "-c", "trap '' INT TERM; sleep 30",
+		"-tool", "cut", "-trials", "1", "-budget", "500ms", "--", "sh", "-c", "cp " + partial + " {out}/; sleep 30",
 		"-tool", "silent", "-trials", "1", "--", "true",
 	}, io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := readSummary(t, out)
-	want := map[string]string{"missing": "failed to start", "hangs": "stopped at the budget", "silent": "finished"}
+	want := map[string]string{"missing": "failed to start", "hangs": "stopped at the budget", "stubborn": "stopped at the budget", "cut": "stopped at the budget", "silent": "finished"}
+	signals := map[string][]string{"hangs": {"SIGINT"}, "stubborn": {"SIGINT", "SIGTERM", "SIGKILL"}, "cut": {"SIGINT"}}
 	for _, tr := range s.Trials {
-		if !strings.HasPrefix(tr.Outcome, want[tr.Tool]) || tr.Valid() || tr.Report != "" || tr.NoReport == "" || tr.Detected() != 0 {
-			t.Errorf("%s: outcome %q, valid %v, report %q (%q)", tr.Tool, tr.Outcome, tr.Valid(), tr.Report, tr.NoReport)
+		var sent []string
+		for _, sg := range tr.Signals {
+			sent = append(sent, sg.Signal)
+			if sg.After < 0.5 || (sg.Signal != "SIGKILL" && sg.Grace != 0.3) {
+				t.Errorf("%s: %s sent at %.2f s with %.2f s of grace", tr.Tool, sg.Signal, sg.After, sg.Grace)
+			}
+		}
+		if !strings.HasPrefix(tr.Outcome, want[tr.Tool]) || !tr.TestedNothing() || !slices.Equal(sent, signals[tr.Tool]) {
+			t.Errorf("%s: outcome %q, tested nothing %v, signals %v", tr.Tool, tr.Outcome, tr.TestedNothing(), sent)
+		}
+		if tr.Tool == "cut" {
+			if tr.Report == "" || tr.Truncated == "" || tr.Detected() == 0 {
+				t.Errorf("cut: report %q, truncated %q, detected %d (%s)", tr.Report, tr.Truncated, tr.Detected(), tr.NoReport)
+			}
+		} else if tr.Report != "" || tr.NoReport == "" || tr.Detected() != 0 {
+			t.Errorf("%s: report %q (%q), detected %d", tr.Tool, tr.Report, tr.NoReport, tr.Detected())
 		}
 	}
 	for _, ts := range s.Tools {
-		if !slices.Equal(ts.Invalid, []int{1}) {
-			t.Errorf("%s: invalid trials %v", ts.Tool, ts.Invalid)
+		if !slices.Equal(ts.TestedNothing, []int{1}) {
+			t.Errorf("%s: tested nothing %v", ts.Tool, ts.TestedNothing)
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(out, trials.ReportMarkdown))
-	if !strings.Contains(string(md), "tested nothing a report shows") {
-		t.Errorf("report.md does not say the trials tested nothing:\n%s", md)
+	for _, w := range []string{"**Trials 1 tested nothing**", "left no report the scorer reads", "cut short"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("report.md lacks %q:\n%s", w, md)
+		}
+	}
+}
+
+// A run interrupted (its context ended, as by Ctrl-C) stops the trial
+// running as at its budget, marks it interrupted, and starts no other.
+func TestInterruptedRunStartsNoTrial(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	started := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "sleeper trial 1: starting") {
+				close(started)
+			}
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-out", out, "-interrupt-grace", "300ms", "-tool", "sleeper", "-trials", "3", "-budget", "1m", "--", "sleep", "30"}, io.Discard, pw)
+		pw.Close()
+	}()
+	<-started
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("run: %v, want it canceled", err)
+	}
+	s := readSummary(t, out)
+	if len(s.Trials) != 1 || s.Trials[0].Outcome != "interrupted" || len(s.Trials[0].Signals) != 1 {
+		t.Errorf("%d trials ran: %+v", len(s.Trials), s.Trials)
 	}
 }
 
@@ -177,7 +283,7 @@ func TestRunningDeployment(t *testing.T) {
 	}
 	admin := httptest.NewServer(mux)
 	t.Cleanup(func() { api.Close(); admin.Close(); _ = built.Close() })
-	replay := replayBinary(t)
+	replay := filepath.Join(binaries(t, "showcase-replay"), "showcase-replay")
 	out := t.TempDir()
 	err = run(t.Context(), []string{"-out", out, "-base", api.URL, "-admin", admin.URL,
 		"-tool", "replay", "-trials", "2", "--", replay, "-base", "{url}", "-out", "{out}/report.csv"}, io.Discard, io.Discard)

@@ -1,0 +1,77 @@
+package trials
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the summary for a person: per tool, how its trials
+// ended and each defect's stages over them with the median times; each
+// pair's verdicts; the ranking; and the pictures beside it (chartFile and
+// cdFile, relative to the Markdown; "" for none).
+func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
+	fmt.Fprintf(w, "# Trials\n\n")
+	fmt.Fprintf(w, "Times are seconds since the tool started, in each trial. A trial that did not detect (or trigger) a defect is censored at its budget: the median is Kaplan-Meier's, with its 95 %% confidence interval, \"not reached\" when fewer than half the trials got there.\n\n")
+	for _, t := range s.Tools {
+		fmt.Fprintf(w, "## %s: %d trials, budget %s\n\n", md(t.Tool), t.Trials, duration(t.Budget))
+		sp := t.DetectedSpread
+		fmt.Fprintf(w, "Ended: %s. Defects detected per trial: %s (median %s, IQR %s–%s).\n\n",
+			strings.Join(sortedOutcomes(t.Outcomes), ", "), ints(t.Detected), num(sp.Median), num(sp.Q1), num(sp.Q3))
+		if len(t.TestedNothing) > 0 {
+			fmt.Fprintf(w, "**Trials %s tested nothing**: their requests reached none of the operations. They count, as detecting nothing.\n\n", ints(t.TestedNothing))
+		}
+		if len(t.NoReport) > 0 {
+			fmt.Fprintf(w, "**Trials %s left no report the scorer reads** (see each trial's `trial.json`): they count as detecting nothing.\n\n", ints(t.NoReport))
+		}
+		if len(t.Truncated) > 0 {
+			fmt.Fprintf(w, "Trials %s left a report cut short (the tool was stopped before it closed it): each is scored for what it held.\n\n", ints(t.Truncated))
+		}
+		if !t.Timed {
+			fmt.Fprintf(w, "Its reports carry no time for some detections (JUnit and SARIF give none): no time to detect is given for those defects, and they are left out of the chart.\n\n")
+		}
+		fmt.Fprintln(w, "| defect | reached | triggered | detected | time to trigger, median (95 % CI) | time to detect, median (95 % CI) |")
+		fmt.Fprintln(w, "|---|--:|--:|--:|---|---|")
+		for _, d := range t.Defects {
+			det := kmText(d.TimeToDetect)
+			if d.Untimed > 0 {
+				det = fmt.Sprintf("%d untimed", d.Untimed)
+			}
+			fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %d/%d | %s | %s |\n", d.ID, d.Reached, t.Trials, d.Triggered, t.Trials, d.Detected, t.Trials, kmText(d.TimeToTrigger), det)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(s.Pairs) > 0 {
+		fmt.Fprintf(w, "## Which is better\n\nPer pair of tools: defects found per trial (Mann-Whitney U, exact up to 20 trials in all, two-sided; Vargha and Delaney's Â12); per defect, whether each detects it (Fisher's exact test on detected or not over the trials) and, where both reports time it, when (the log-rank test over the censored times). Every p is adjusted by Holm's method over the pair's tests; a difference is shown at adjusted p < %.2f.\n\n", Alpha)
+		for _, p := range s.Pairs {
+			fmt.Fprintf(w, "**%s and %s**\n\n", md(p.A), md(p.B))
+			for _, v := range p.Verdicts {
+				fmt.Fprintf(w, "- %s.\n", md(v.Words))
+			}
+			for _, n := range p.Notes {
+				fmt.Fprintf(w, "\n%s\n", md(n))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if r := s.Ranking; r != nil {
+		fmt.Fprintf(w, "## Ranking\n\n%s\n\n", md(r.Words))
+		if cdFile != "" && len(r.MeanRanks) > 0 {
+			fmt.Fprintf(w, "![Critical-difference diagram: mean ranks, and the tools the Nemenyi test does not tell apart joined by a bar](%s)\n\n", cdFile)
+		}
+	}
+	if chartFile != "" {
+		fmt.Fprintf(w, "![Defects detected over time since the tool started: each tool's median over its trials, stepping at each detection, and the band between the quartiles](%s)\n\nDetections whose report carries no time are not on the chart.\n", chartFile)
+	}
+	return nil
+}
+
+func ints(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func md(s string) string { return strings.ReplaceAll(s, "|", `\|`) }

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/platform/server"
+)
+
+// instance is what a trial runs against: a fresh one, or a running
+// deployment reset for it. Both are reached over HTTP, the ground truth
+// from the admin port.
+type instance struct {
+	base, admin string
+	client      *http.Client
+	// since is when the instance's counts began on the runner's clock:
+	// for a deployment, when its reset was answered; nil for a fresh
+	// instance (its clock is the runner's).
+	since *time.Time
+	stop  func() error
+}
+
+func newInstance(ctx context.Context, o Options, dir string) (*instance, error) {
+	in := &instance{base: o.Base, admin: o.Admin, client: &http.Client{Timeout: 30 * time.Second}, stop: func() error { return nil }}
+	if o.Base != "" {
+		if err := in.reset(ctx); err != nil {
+			return nil, err
+		}
+		now := time.Now()
+		in.since = &now
+		return in, nil
+	}
+	return in, in.startFresh(o.Defects, filepath.Join(dir, trials.ServerLog))
+}
+
+// startFresh starts the whole showcase in this process as make run starts
+// it (server.Run with the gateway's program: its limits, timeouts and
+// admin listener), with every setting at its default but the defects and
+// the addresses, two ports of loopback of its own, and its log in logFile.
+// It is up when its log says where it listens.
+func (in *instance) startFresh(active catalogue.Set, logFile string) error {
+	log, err := os.Create(logFile)
+	if err != nil {
+		return err
+	}
+	env := map[string]string{"DEFECTS": active.String(), "ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0"}
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		err := server.Run(ctx, gateway.Program(), nil, func(k string) string { return env[k] }, pw)
+		pw.CloseWithError(errors.Join(err, io.EOF))
+		done <- err
+	}()
+	// The log: copied to its file; the "listening" line names the addresses.
+	addrs := make(chan [2]string, 1)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		defer log.Close()
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			_, _ = log.Write(append(line, '\n'))
+			var l struct{ Msg, Addr, Admin string }
+			if bytes.Contains(line, []byte(`"listening"`)) && json.Unmarshal(line, &l) == nil && l.Msg == "listening" {
+				addrs <- [2]string{l.Addr, l.Admin}
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	in.stop = func() error {
+		cancel()
+		err := <-done
+		<-copied
+		return err
+	}
+	select {
+	case a := <-addrs:
+		in.base, in.admin = "http://"+a[0], "http://"+a[1]
+		return nil
+	case err := <-done:
+		<-copied
+		return fmt.Errorf("the instance did not start: %v (its log: %s)", err, logFile)
+	case <-time.After(30 * time.Second):
+		_ = in.stop()
+		return fmt.Errorf("the instance did not start in 30 s (its log: %s)", logFile)
+	}
+}
+
+func (in *instance) URL() string       { return in.base }
+func (in *instance) Since() *time.Time { return in.since }
+func (in *instance) Close() error      { return in.stop() }
+
+func (in *instance) reset(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.admin+gateway.PathDefectsReset, nil)
+	if err != nil {
+		return err
+	}
+	res, err := in.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, res.Body)
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("reset: %s answered %s", in.admin, res.Status)
+	}
+	return nil
+}
+
+// Truth is the instance's ground truth with its counts, as served,
+// indented.
+func (in *instance) Truth(ctx context.Context) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.admin+gateway.PathDefects, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := in.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("the ground truth: %w", err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil || res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("the ground truth: %s %v", res.Status, err)
+	}
+	var t catalogue.Truth
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("the ground truth: %w", err)
+	}
+	if t.Requests == nil || t.ExposureSince == nil {
+		return nil, fmt.Errorf("the ground truth is of version %d, without the counts a trial needs (version %d)", t.Version, catalogue.Version)
+	}
+	var pretty bytes.Buffer
+	_ = json.Indent(&pretty, raw, "", "  ")
+	return pretty.Bytes(), nil
+}
+

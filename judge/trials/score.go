@@ -1,0 +1,180 @@
+package trials
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/judge/score"
+)
+
+// The files of a trial's folder: the tool writes into ToolDir.
+const (
+	ToolDir    = "out"
+	LogFile    = "tool.log"
+	ServerLog  = "server.log"
+	TruthFile  = "exposure.json"
+	CardFile   = "scorecard.json"
+	RecordFile = "trial.json"
+)
+
+// ScoreTrial scores the trial in its folder (runDir/t.Dir): the instance's
+// ground truth (exposure.json) and the first file in the tool's folder
+// matching pattern ("" for any) that the scorer reads, cut short or whole.
+// It sets the trial's requests, report and stages, and writes the
+// scorecard (scorecard.json); the record (trial.json) is the caller's to
+// write. A trial can be scored again from its folder alone.
+func ScoreTrial(runDir string, t *Trial, pattern string) error {
+	dir := filepath.Join(runDir, t.Dir)
+	raw, err := os.ReadFile(filepath.Join(dir, TruthFile))
+	if err != nil {
+		return err
+	}
+	var truth catalogue.Truth
+	if err := json.Unmarshal(raw, &truth); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, TruthFile), err)
+	}
+	if truth.Requests == nil || truth.ExposureSince == nil {
+		return fmt.Errorf("%s: the ground truth is of version %d, without the counts a trial needs (version %d)", filepath.Join(dir, TruthFile), truth.Version, catalogue.Version)
+	}
+	t.Requests = *truth.Requests
+	t.Report, t.NoReport, t.Truncated = "", "", ""
+	rep, file, why := findReport(filepath.Join(dir, ToolDir), t.Tool, pattern)
+	var card *score.Scorecard
+	if file != "" {
+		abs, err := filepath.Abs(runDir)
+		if err != nil {
+			return err
+		}
+		if t.Report, err = filepath.Rel(abs, file); err != nil {
+			return err
+		}
+		exposure, err := score.ParseExposure(TruthFile, raw)
+		if err != nil {
+			return err
+		}
+		sc := score.Score(rep, exposure, nil)
+		card = &sc
+		t.Truncated = sc.Truncated
+		b, _ := json.MarshalIndent(sc, "", "  ")
+		if err := os.WriteFile(filepath.Join(dir, CardFile), append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	} else {
+		t.NoReport = why
+		_ = os.Remove(filepath.Join(dir, CardFile))
+	}
+	t.Stages = stages(truth, card, t.Start, t.InstanceSince)
+	return nil
+}
+
+// WriteRecord writes the trial's record into its folder.
+func WriteRecord(runDir string, t Trial) error {
+	b, err := json.MarshalIndent(t, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(runDir, t.Dir, RecordFile), append(b, '\n'), 0o644)
+}
+
+// findReport is the first file matching pattern in out that the scorer
+// reads; else why there is none.
+func findReport(out, tool, pattern string) (score.Report, string, string) {
+	if pattern == "" {
+		pattern = "*"
+	}
+	matches, err := filepath.Glob(filepath.Join(out, pattern))
+	if err != nil {
+		return score.Report{}, "", "the report pattern: " + err.Error()
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return score.Report{}, "", err.Error()
+	}
+	sort.Strings(matches)
+	why := "it wrote no file matching " + pattern
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		rep, err := score.ReadFile(m, score.Options{Tool: tool})
+		if err == nil {
+			return rep, filepath.Join(abs, filepath.Base(m)), ""
+		}
+		why = "the scorer refused it: " + err.Error()
+	}
+	return score.Report{}, "", why
+}
+
+// stages are each defect's three stages in a trial, from the instance's
+// ground truth and the report's scorecard (nil: no report, nothing
+// detected), in seconds since the tool started. The instance's times are
+// on its clock, which began its counts at its exposure_since: that moment
+// is instanceSince on the runner's clock (nil: the same clock, the fresh
+// instance in the runner's process or on its machine).
+func stages(truth catalogue.Truth, card *score.Scorecard, toolStart time.Time, instanceSince *time.Time) []Stage {
+	since := *truth.ExposureSince
+	local := since
+	if instanceSince != nil {
+		local = *instanceSince
+	}
+	server := func(at *time.Time) *float64 {
+		if at == nil {
+			return nil
+		}
+		s := local.Add(at.Sub(since)).Sub(toolStart).Seconds()
+		return &s
+	}
+	tool := func(at *time.Time) *float64 { // the report's times: the tool's clock, the runner's machine
+		if at == nil {
+			return nil
+		}
+		s := at.Sub(toolStart).Seconds()
+		return &s
+	}
+	var out []Stage
+	for _, d := range truth.Defects {
+		s := Stage{ID: d.ID}
+		if r := d.Reached; r != nil && r.Count > 0 {
+			s.Reached, s.ReachedAfter, s.ReachedRequest = true, server(r.First), r.FirstRequest
+		}
+		if x := d.Exposure; x != nil && x.Count > 0 {
+			s.Triggered, s.TriggeredAfter, s.TriggeredRequest = true, server(x.First), x.FirstRequest
+		}
+		if card != nil {
+			for _, ds := range card.Defects {
+				if ds.ID == d.ID && ds.Reported {
+					s.Detected, s.DetectedAfter = true, tool(ds.DetectedAt)
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	// The order of the detections, by each defect's first line in the report.
+	if card != nil {
+		first := map[catalogue.ID]int{}
+		for _, ds := range card.Defects {
+			for _, f := range ds.Findings {
+				if l, ok := first[ds.ID]; !ok || f.Line < l {
+					first[ds.ID] = f.Line
+				}
+			}
+		}
+		for i := range out {
+			if !out[i].Detected {
+				continue
+			}
+			out[i].DetectedOrder = 1
+			for id, l := range first {
+				if id != out[i].ID && l < first[out[i].ID] {
+					out[i].DetectedOrder++
+				}
+			}
+		}
+	}
+	return out
+}
