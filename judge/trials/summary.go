@@ -98,8 +98,8 @@ type ToolSummary struct {
 // Verdict is one test of two tools on one measure, with the verdict in
 // words, which is given by the Holm-adjusted p.
 type Verdict struct {
-	Measure string `json:"measure"` // "defects detected per trial", "detects ID", "time to detect ID"
-	Test    string `json:"test"`
+	Measure string  `json:"measure"` // "defects detected per trial", "detects ID", "time to detect ID"
+	Test    string  `json:"test"`
 	P       float64 `json:"p"`
 	// Adjusted is P adjusted by Holm's method over the pair's tests.
 	Adjusted float64 `json:"p_holm"`
@@ -288,18 +288,24 @@ func compare(a, b ToolSummary) PairSummary {
 		if da.Detected == 0 && db.Detected == 0 {
 			continue
 		}
-		pf := stats.Fisher(da.Detected, a.Trials, db.Detected, b.Trials)
-		e := stats.A12(indicator(da.Detected, a.Trials), indicator(db.Detected, b.Trials))
-		ra, rb := fmt.Sprintf("%d/%d", da.Detected, a.Trials), fmt.Sprintf("%d/%d", db.Detected, b.Trials)
-		tests = append(tests, pending{Verdict{Measure: "detects " + string(id), Test: "Fisher's exact", P: pf, A12: &e}, func(adj float64) (string, string) {
-			switch {
-			case adj < Alpha && e > 0.5:
-				return a.Tool, fmt.Sprintf("%s detects %s more often than %s: in %s trials against %s, %s", a.Tool, id, b.Tool, ra, rb, pText(adj, pf))
-			case adj < Alpha:
-				return b.Tool, fmt.Sprintf("%s detects %s more often than %s: in %s trials against %s, %s", b.Tool, id, a.Tool, rb, ra, pText(adj, pf))
-			}
-			return "", fmt.Sprintf("no difference shown in whether %s is detected: %s in %s trials, %s in %s, %s", id, a.Tool, ra, b.Tool, rb, pText(adj, pf))
-		}})
+		// Whether: Fisher's test, unless every trial of both detected it:
+		// then only one table has those margins, its p is 1 whatever
+		// happened, and it would only weaken the pair's other tests
+		// (Tarone's rule for discrete tests).
+		if da.Detected < a.Trials || db.Detected < b.Trials {
+			pf := stats.Fisher(da.Detected, a.Trials, db.Detected, b.Trials)
+			e := stats.A12(indicator(da.Detected, a.Trials), indicator(db.Detected, b.Trials))
+			ra, rb := fmt.Sprintf("%d/%d", da.Detected, a.Trials), fmt.Sprintf("%d/%d", db.Detected, b.Trials)
+			tests = append(tests, pending{Verdict{Measure: "detects " + string(id), Test: "Fisher's exact", P: pf, A12: &e}, func(adj float64) (string, string) {
+				switch {
+				case adj < Alpha && e > 0.5:
+					return a.Tool, fmt.Sprintf("%s detects %s more often than %s: in %s trials against %s, %s", a.Tool, id, b.Tool, ra, rb, pText(adj, pf))
+				case adj < Alpha:
+					return b.Tool, fmt.Sprintf("%s detects %s more often than %s: in %s trials against %s, %s", b.Tool, id, a.Tool, rb, ra, pText(adj, pf))
+				}
+				return "", fmt.Sprintf("no difference shown in whether %s is detected: %s in %s trials, %s in %s, %s", id, a.Tool, ra, b.Tool, rb, pText(adj, pf))
+			}})
+		}
 		if da.TimeToDetect == nil || db.TimeToDetect == nil {
 			continue
 		}

@@ -73,7 +73,8 @@ func TestStoppedAtTheBudget(t *testing.T) {
 
 // The report of Schemathesis's ten trials rebuilt from the trials' own
 // records (each scored again from its exposure.json and ndjson), against
-// the reference tool's ten trials of make trials: detected per trial
+// the reference tool's ten trials of make trials (and its weak tool's):
+// detected per trial
 // 10,10,10,10,10,10,10,9,10,9, PERF-02 in 8 of 10; against the reference
 // (10 in every trial) U = 40, Â12 0.40, exact p = 90/190 = 0.4737 (worked
 // out in judge/stats). Nothing detected before it was triggered, nothing
@@ -83,7 +84,7 @@ func TestTenTrialsRebuilt(t *testing.T) {
 	st := rescored(t, copyRun(t, filepath.Join(stSamples, "ten-trials")), "*.ndjson*")
 	ref := rescored(t, copyRun(t, replayRun), "report.csv")
 	s := Summarize(append(st, ref...), 600)
-	if len(s.Tools) != 2 || s.Tools[0].Tool != "schemathesis" || s.Tools[1].Tool != "replay" {
+	if len(s.Tools) != 3 || s.Tools[0].Tool != "schemathesis" || s.Tools[1].Tool != "replay" || s.Pairs[0].B != "replay" {
 		t.Fatalf("tools %+v", s.Tools)
 	}
 	sch := s.Tools[0]
@@ -122,15 +123,19 @@ func TestTenTrialsRebuilt(t *testing.T) {
 
 // A tool whose reports carry no times, that detects a defect in every
 // trial, is not beaten on time by a timed tool: it gets whether (Fisher's)
-// and no time verdict, and the report says why.
+// and no time verdict, and the report says why. 10 of 10 against 6 of 10:
+// the tables with 16 detections, 10 and 6 to 6 and 10, have probabilities
+// C(10,k)C(10,16-k)/C(20,16); those no likelier than k = 10's (210/4845)
+// are k = 6 and 10: p = 420/4845.
+const Fisher610 = 420.0 / 4845
 func TestUntimedTool(t *testing.T) {
 	t.Parallel()
-	mk := func(tool string, timed bool) []Trial {
+	mk := func(tool string, timed bool, detecting int) []Trial {
 		var ts []Trial
 		for i := 1; i <= 10; i++ {
 			tr := Trial{Tool: tool, Number: i, Outcome: "finished", Report: "r", Budget: 60}
 			for _, d := range catalogue.Defects {
-				st := Stage{ID: d.ID, Reached: true, Triggered: true, Detected: d.ID == catalogue.SEC01}
+				st := Stage{ID: d.ID, Reached: true, Triggered: true, Detected: d.ID == catalogue.SEC01 && i <= detecting}
 				if st.Detected && timed {
 					at := 0.5
 					st.DetectedAfter = &at
@@ -141,10 +146,16 @@ func TestUntimedTool(t *testing.T) {
 		}
 		return ts
 	}
-	s := Summarize(append(mk("timed", true), mk("junit", false)...), 0)
+	s := Summarize(append(mk("timed", true, 6), mk("junit", false, 10)...), 0)
 	p := s.Pairs[0]
-	if len(p.Verdicts) != 2 || p.Verdicts[1].Measure != "detects SEC-01" || p.Verdicts[1].P != 1 || p.Verdicts[1].Better != "" {
+	if len(p.Verdicts) != 2 || p.Verdicts[1].Measure != "detects SEC-01" || math.Abs(p.Verdicts[1].P-Fisher610) > 1e-9 || p.Verdicts[1].Better != "" ||
+		!strings.Contains(p.Verdicts[1].Words, "junit in 10/10") {
 		t.Errorf("verdicts %+v", p.Verdicts)
+	}
+	// Both in every trial: one table has those margins, no test of whether.
+	s = Summarize(append(mk("timed", true, 10), mk("junit", false, 10)...), 0)
+	if v := s.Pairs[0].Verdicts; len(v) != 1 || v[0].Measure != "defects detected per trial" {
+		t.Errorf("both always detect: verdicts %+v", v)
 	}
 	if len(p.Notes) != 1 || !strings.Contains(p.Notes[0], "No time verdicts where junit detected a defect") {
 		t.Errorf("notes %q", p.Notes)

@@ -316,3 +316,76 @@ func TestParseTools(t *testing.T) {
 		}
 	}
 }
+
+// Every showcase-trials and showcase-score command of docs/trials.md, run
+// as written from the repository's root with its relative -out, the
+// programs built as make build builds them. The tools they name are not
+// on this machine (Schemathesis, APIFuzzer): each trial fails to start and
+// is recorded so, and what is checked is the command as the docs give it:
+// its flags, its relative paths, its report and the comparison of the runs.
+func TestDocumentedCommands(t *testing.T) {
+	root := repoRoot(t)
+	bin := binaries(t, "showcase-trials", "showcase-score")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "trials.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := relativeOut(t, root, "docs")
+	var commands [][]string
+	inBlock := false
+	var cur string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock {
+			continue
+		}
+		if cur == "" && !strings.HasPrefix(line, "bin/showcase-") {
+			continue
+		}
+		line, _, _ = strings.Cut(line, " #")
+		cur += " " + strings.TrimSuffix(strings.TrimSpace(line), "\\")
+		if strings.HasSuffix(strings.TrimSpace(line), "\\") {
+			continue
+		}
+		if !strings.Contains(cur, "NAME [-trials") { // the synopsis
+			var args []string
+			for _, f := range strings.Fields(cur) {
+				f = strings.Trim(f, "'")
+				if strings.HasPrefix(f, "out/") {
+					f = filepath.Join(prefix, strings.TrimPrefix(f, "out/"))
+				}
+				args = append(args, f)
+			}
+			commands = append(commands, args)
+		}
+		cur = ""
+	}
+	if len(commands) < 3 {
+		t.Fatalf("%d commands found in docs/trials.md", len(commands))
+	}
+	for _, args := range commands {
+		cmd := exec.Command(filepath.Join(bin, strings.TrimPrefix(args[0], "bin/")), args[1:]...)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if args[0] == "bin/showcase-score" {
+			if !strings.Contains(string(out), "## schemathesis: 10 trials") || !strings.Contains(string(out), "## apifuzzer: 10 trials") {
+				t.Errorf("%s:\n%s", strings.Join(args, " "), out)
+			}
+			continue
+		}
+		dir := filepath.Join(root, args[slices.Index(args, "-out")+1])
+		s := readSummary(t, dir)
+		if len(s.Trials) != 10 || !strings.HasPrefix(s.Trials[0].Outcome, "failed to start") || !s.Trials[0].TestedNothing() {
+			t.Errorf("%s: %d trials, %+v", strings.Join(args, " "), len(s.Trials), s.Trials[0])
+		}
+		if _, err := os.Stat(filepath.Join(dir, s.Trials[9].Dir, trials.RecordFile)); err != nil {
+			t.Error(err)
+		}
+	}
+}

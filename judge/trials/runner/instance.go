@@ -149,4 +149,3 @@ func (in *instance) Truth(ctx context.Context) ([]byte, error) {
 	_ = json.Indent(&pretty, raw, "", "  ")
 	return pretty.Bytes(), nil
 }
-

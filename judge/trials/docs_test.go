@@ -1,0 +1,106 @@
+package trials
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/trials.md's real run and its pictures from the test data")
+
+const (
+	docsFile    = "../../docs/trials.md"
+	beginMarker = "<!-- real run: rewritten by go test ./judge/trials -run TestRealRunInTheDocs -update -->\n"
+	endMarker   = "<!-- end of the real run -->\n"
+	chartPNG    = "../../docs/trials-real-chart.png"
+	cdPNG       = "../../docs/trials-real-cd.png"
+)
+
+// section is the markdown from the line that begins with start to the
+// next line that begins with any of ends (or the end).
+func section(md, start string, ends ...string) string {
+	i := strings.Index(md, "\n"+start)
+	if i < 0 {
+		return ""
+	}
+	rest := md[i+1:]
+	end := len(rest)
+	for _, e := range ends {
+		if j := strings.Index(rest[len(start):], "\n"+e); j >= 0 && len(start)+j+1 < end {
+			end = len(start) + j + 1
+		}
+	}
+	return rest[:end]
+}
+
+// Three real tools ranked, and the real run docs/trials.md shows, rebuilt
+// from the trials' records: Schemathesis 4.9.5's ten trials and make
+// trials's reference and weak tools. The docs hold exactly what the
+// summary says of them today; -update rewrites it and draws the chart and
+// the critical-difference diagram (looked at when they change).
+func TestRealRunInTheDocs(t *testing.T) {
+	st := rescored(t, copyRun(t, filepath.Join(stSamples, "ten-trials")), "*.ndjson*")
+	ref := rescored(t, copyRun(t, replayRun), "report.csv")
+	all := append(st, ref...)
+	s := Summarize(all, 600)
+	r := s.Ranking
+	if r == nil || len(r.Tools) != 3 || len(r.MeanRanks) != 3 || r.Blocks != 10 || r.CD <= 0 {
+		t.Fatalf("ranking %+v", r)
+	}
+	var md bytes.Buffer
+	if err := s.WriteMarkdown(&md, "trials-real-chart.png", "trials-real-cd.png"); err != nil {
+		t.Fatal(err)
+	}
+	full := md.String()
+	var parts []string
+	for _, p := range []string{
+		section(full, "## schemathesis", "## "),
+		section(full, "**schemathesis and replay**", "**", "## "),
+		section(full, "## Ranking", "## ", "!["),
+		section(full, "![Critical-difference", "![Defects", "Detections"),
+		section(full, "![Defects detected over time"),
+	} {
+		parts = append(parts, strings.TrimSpace(p))
+	}
+	block := strings.Join(parts, "\n\n") + "\n"
+	doc, err := os.ReadFile(docsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(beginMarker)), bytes.Index(doc, []byte(endMarker))
+	if i < 0 || j < i {
+		t.Fatalf("%s has no real run between its markers", docsFile)
+	}
+	got := string(doc[i+len(beginMarker) : j])
+	if *update {
+		out := append(append(append([]byte{}, doc[:i+len(beginMarker)]...), block...), doc[j:]...)
+		if err := os.WriteFile(docsFile, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := Chart(all, chartPNG); err != nil {
+			t.Fatal(err)
+		}
+		if err := CDDiagram(*r, cdPNG); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != block {
+		t.Errorf("docs/trials.md's real run is not what the records give today (go test ./judge/trials -run TestRealRunInTheDocs -update):\n--- docs\n%s\n--- records\n%s", got, block)
+	}
+	for _, f := range []string{chartPNG, cdPNG} {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(fh)
+		fh.Close()
+		if err != nil || img.Bounds().Dx() < 500 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
