@@ -94,7 +94,7 @@ func Chart(trials []Trial, files ...string) error {
 	p.X.Label.Text = "seconds since the tool started (each trial's own start)"
 	p.Y.Label.Text = "defects detected"
 	p.Y.Min, p.Y.Max = 0, float64(len(catalogue.Defects))
-	p.Y.Tick.Marker = plot.ConstantTicks(integerTicks(len(catalogue.Defects)))
+	p.Y.Tick.Marker = plot.ConstantTicks(ticks(0, len(catalogue.Defects)))
 	p.X.Min, p.X.Max = 0, end
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
@@ -147,9 +147,10 @@ func Chart(trials []Trial, files ...string) error {
 	return nil
 }
 
-func integerTicks(n int) []plot.Tick {
+// ticks are a tick at each whole number from one to the other.
+func ticks(from, to int) []plot.Tick {
 	var ts []plot.Tick
-	for i := 0; i <= n; i++ {
+	for i := from; i <= to; i++ {
 		ts = append(ts, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
 	}
 	return ts
@@ -170,7 +171,7 @@ func CDDiagram(r Ranking, files ...string) error {
 	p.Title.Text = fmt.Sprintf("Mean rank by median time to detect, over %d defects (Friedman p %s)", r.Blocks, pShort(r.P))
 	p.X.Label.Text = "mean rank (1: fastest)"
 	p.X.Min, p.X.Max = 1, float64(k)
-	p.X.Tick.Marker = plot.ConstantTicks(rankTicks(k))
+	p.X.Tick.Marker = plot.ConstantTicks(ticks(1, k))
 	p.HideY()
 	rows := float64(k) + 1
 	p.Y.Min, p.Y.Max = -rows*0.5, 1.2
@@ -242,12 +243,4 @@ func CDDiagram(r Ranking, files ...string) error {
 		}
 	}
 	return nil
-}
-
-func rankTicks(k int) []plot.Tick {
-	var ts []plot.Tick
-	for i := 1; i <= k; i++ {
-		ts = append(ts, plot.Tick{Value: float64(i), Label: fmt.Sprint(i)})
-	}
-	return ts
 }
