@@ -1,13 +1,15 @@
 // Command showcase-trials measures API-testing tools over repeated trials:
 // each tool's own command line, run N times, each time against a fresh
-// instance of the showcase (in this process, as make run starts it) or a
-// running deployment reset in between, within a time budget. It keeps each
-// trial's report, log, exit status and ground truth, and writes a report
-// over the trials: per tool and defect, in how many trials its operation
-// was reached, it was triggered and the tool detected it, the median time
-// to trigger and to detect with its interquartile range, and per pair of
-// tools the Mann-Whitney U test and Vargha and Delaney's Â12, with the
-// verdict in words; and a chart of defects detected over time.
+// instance of the showcase (the server make run starts, in this process)
+// or a running deployment reset in between, within a time budget, at which
+// the tool is sent SIGINT, then SIGTERM, then SIGKILL. It keeps each
+// trial's report (scored even when cut short), log, exit status and ground
+// truth, and writes a report over the trials: per tool and defect, in how
+// many trials its operation was reached, it was triggered and the tool
+// detected it, with the Kaplan-Meier median time to each from the tool's
+// start; per pair of tools exact tests of whether one finds more, detects
+// each defect more often and sooner, Holm-adjusted, with the verdicts in
+// words; for three or more tools a ranking; and the charts.
 //
 //	showcase-trials -out out/trials \
 //	    -tool replay -trials 10 -budget 1m -- bin/showcase-replay -base {url} -out {out}/report.csv \
