@@ -3,19 +3,24 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/contract"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
+	"github.com/defectshowcase/showcase/gateway/board"
 	performancesvc "github.com/defectshowcase/showcase/performance-svc"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
 	"github.com/defectshowcase/showcase/platform/server"
+	"github.com/defectshowcase/showcase/platform/version"
 	securitysvc "github.com/defectshowcase/showcase/security-svc"
 )
 
@@ -199,10 +204,27 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, ti
 	if err != nil {
 		return server.Built{}, errors.Join(err, closeAll())
 	}
-	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready, Admin: map[string]http.Handler{
+	// The live board on the admin port: the same ground truth as /defects,
+	// pushed to the page as it changes.
+	var proxied []string
+	for _, c := range catalogue.Categories {
+		if ups[c.Name].url != nil {
+			proxied = append(proxied, c.Name)
+		}
+	}
+	mode := "one process"
+	if len(proxied) > 0 {
+		mode = fmt.Sprintf("split: the gateway proxies %s", strings.Join(proxied, ", "))
+	}
+	b := board.New(board.Source{Truth: func() catalogue.Truth { return withExposure(catalogue.GroundTruth(active), tel.Exposure, g.reach) },
+		Mode: mode, Version: version.String()}, board.Options{})
+	closers = append([]func() error{func() error { b.Close(); return nil }}, closers...)
+	admin := map[string]http.Handler{
 		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure, g.reach),
 		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure, g.reach),
-	}}, nil
+	}
+	maps.Copy(admin, b.Handlers())
+	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready, Admin: admin}, nil
 }
 
 // The admin endpoints of the ground truth: every planted defect, how it

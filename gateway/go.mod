@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/defectshowcase/showcase/conformance-svc v0.0.0
 	github.com/defectshowcase/showcase/errors-svc v0.0.0
+	github.com/defectshowcase/showcase/judge v0.0.0
 	github.com/defectshowcase/showcase/performance-svc v0.0.0
 	github.com/defectshowcase/showcase/platform v0.0.0
 	github.com/defectshowcase/showcase/security-svc v0.0.0
@@ -15,6 +16,10 @@ require (
 )
 
 require (
+	github.com/owenrumney/go-sarif/v3 v3.3.1 // indirect
+	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect
+	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
+	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
@@ -58,3 +63,5 @@ replace (
 )
 
 replace github.com/defectshowcase/showcase => ../
+
+replace github.com/defectshowcase/showcase/judge => ../judge

@@ -78,6 +78,7 @@ func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger, pr
 func (a *Admin) Handle(pattern string, h http.Handler) {
 	a.mux.Handle(pattern, h)
 	if method, path, ok := strings.Cut(pattern, " "); ok {
+		path = strings.TrimSuffix(path, "{$}") // "/{$}" is the path "/" alone
 		a.methods[path] = append(a.methods[path], method)
 	}
 }

@@ -187,7 +187,11 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
 	adminDone := make(chan error, 1)
-	go func() { adminDone <- Serve(adminCtx, New(admin, logger, cfg.Limits), adminLn, time.Second) }()
+	adminSrv := New(admin, logger, cfg.Limits)
+	// The admin port's requests end when it stops: a stream that never
+	// goes idle (the board's) would otherwise hold its shutdown.
+	adminSrv.BaseContext = func(net.Listener) context.Context { return adminCtx }
+	go func() { adminDone <- Serve(adminCtx, adminSrv, adminLn, time.Second) }()
 	apiCtx, stopAPI := context.WithCancel(context.Background())
 	apiDone := make(chan error, 1)
 	go func() { apiDone <- Serve(apiCtx, New(built.Handler, logger, cfg.Limits), apiLn, cfg.ShutdownTimeout) }()

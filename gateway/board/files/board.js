@@ -1,0 +1,192 @@
+// The live board: the state pushed by the server (Server-Sent Events), the
+// reset, and a report dropped or picked, scored by the server.
+"use strict";
+
+const categoryTitles = {
+  security: "Security", errors: "Internal server errors",
+  conformance: "Response conformance", performance: "Performance",
+};
+const heartbeat = 5000; // the server's, in ms
+const $ = (id) => document.getElementById(id);
+let lastHeard = 0;
+let source = null;
+let built = false;
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function seconds(from, to) {
+  const s = (Date.parse(to) - Date.parse(from)) / 1000;
+  return s < 1 ? Math.round(s * 1000) + " ms" : s.toFixed(1) + " s";
+}
+
+// build makes a tile per defect, by category, once.
+function build(truth) {
+  const root = $("categories");
+  root.textContent = "";
+  for (const cat of Object.keys(categoryTitles)) {
+    const defects = truth.defects.filter((d) => d.category === cat);
+    if (defects.length === 0) continue;
+    const sec = el("section", "category");
+    sec.setAttribute("aria-label", categoryTitles[cat]);
+    sec.append(el("h2", "", categoryTitles[cat]));
+    const list = el("ul", "tiles");
+    for (const d of defects) {
+      const li = el("li", "tile not-reached");
+      li.id = "tile-" + d.id;
+      li.append(el("div", "state", ""), el("div", "title", d.id + " · " + d.title),
+        el("div", "op", d.operation.method + " " + d.operation.path),
+        el("div", "counts", ""), el("div", "when", ""));
+      list.append(li);
+    }
+    sec.append(list);
+    root.append(sec);
+  }
+  built = true;
+}
+
+function stateOf(d) {
+  if (!d.active) return ["off", "switched off"];
+  if (d.exposure && d.exposure.count > 0) return ["triggered", "triggered"];
+  if (d.reached && d.reached.count > 0) return ["reached", "reached"];
+  return ["not-reached", "not reached"];
+}
+
+function render(s) {
+  const t = s.truth;
+  if (!built) build(t);
+  $("requests").textContent = t.requests === undefined ? "—" : t.requests.toLocaleString("en");
+  $("rate").textContent = s.rate_window_seconds > 0 ? s.rate.toFixed(1) + " /s" : "—";
+  $("since").textContent = t.exposure_since ? new Date(t.exposure_since).toLocaleTimeString() : "—";
+  $("setting").textContent = t.setting;
+  $("mode").textContent = s.mode;
+  $("version").textContent = s.version;
+  let reached = 0, triggered = 0;
+  for (const d of t.defects) {
+    const tile = $("tile-" + d.id);
+    if (!tile) continue;
+    const [cls, words] = stateOf(d);
+    tile.className = "tile " + cls;
+    tile.querySelector(".state").textContent = words;
+    const r = d.reached || { count: 0, by_status: {}, other_methods: 0 };
+    if (r.count > 0) reached++;
+    if (d.exposure && d.exposure.count > 0) triggered++;
+    const bs = r.by_status || {};
+    tile.querySelector(".counts").textContent = r.count + " requests: " +
+      ["2xx", "3xx", "4xx", "5xx"].map((k) => (bs[k] || 0) + " " + k).join(", ") +
+      (r.other_methods ? "; " + r.other_methods + " other methods" : "");
+    const when = [];
+    if (r.first) when.push("first reached +" + seconds(t.exposure_since, r.first) + (r.first_request ? ", request #" + r.first_request : ""));
+    if (d.exposure && d.exposure.first) when.push("first triggered +" + seconds(t.exposure_since, d.exposure.first) + (d.exposure.first_request ? ", request #" + d.exposure.first_request : "") + " (" + d.exposure.count + "×)");
+    tile.querySelector(".when").textContent = when.join("; ");
+  }
+  $("summary").textContent = triggered + " of " + t.active.length + " active defects triggered, " + reached + " of " + t.defects.length + " operations reached.";
+}
+
+function heard() {
+  lastHeard = Date.now();
+  const c = $("conn");
+  c.className = "conn live";
+  c.textContent = "live";
+}
+
+function connect() {
+  if (source) source.close();
+  source = new EventSource("board/events");
+  source.addEventListener("state", (e) => { heard(); render(JSON.parse(e.data)); });
+  source.addEventListener("beat", heard);
+  source.onerror = () => {
+    const c = $("conn");
+    c.className = "conn stale";
+    if (source.readyState === EventSource.CLOSED) {
+      // Refused (too many boards open) or gone: try again, more slowly.
+      c.textContent = "not connected: the instance refused or is unreachable; retrying in 5 s";
+      setTimeout(connect, 5000);
+    } else {
+      c.textContent = "connection lost: reconnecting…";
+    }
+  };
+}
+
+// Stale: nothing heard for two heartbeats.
+setInterval(() => {
+  if (lastHeard && Date.now() - lastHeard > 2 * heartbeat + 1000) {
+    const c = $("conn");
+    c.className = "conn stale";
+    c.textContent = "stale: nothing heard for " + Math.round((Date.now() - lastHeard) / 1000) + " s";
+  }
+}, 1000);
+
+async function reset() {
+  const b = $("reset");
+  b.disabled = true;
+  try {
+    const res = await fetch("defects/reset", { method: "POST" });
+    if (!res.ok) throw new Error((await res.json()).error || res.statusText);
+  } catch (err) {
+    $("summary").textContent = "The reset failed: " + err.message;
+  } finally {
+    b.disabled = false;
+  }
+}
+
+async function score(file) {
+  const box = $("scored");
+  box.hidden = false;
+  $("scored-title").textContent = "Report: " + file.name;
+  $("scored-headline").textContent = "scoring…";
+  $("scored-headline").className = "headline";
+  $("scored-notes").textContent = "";
+  $("scored-rows").textContent = "";
+  try {
+    const res = await fetch("board/score?name=" + encodeURIComponent(file.name), { method: "POST", body: file });
+    const body = await res.json();
+    if (!res.ok) {
+      $("scored-headline").className = "headline error";
+      $("scored-headline").textContent = "Not scored: " + (body.error || res.statusText);
+      return;
+    }
+    $("scored-headline").textContent = body.scorecard.tool + ": " + body.headline;
+    for (const n of body.notes) $("scored-notes").append(el("li", "", n));
+    for (const v of body.verdicts) {
+      const tr = el("tr");
+      tr.id = "verdict-" + v.id;
+      tr.append(el("td", "", v.id + " · " + v.title), el("td", "verdict", v.verdict), el("td", "", String(v.findings)));
+      $("scored-rows").append(tr);
+    }
+    const tr = el("tr");
+    tr.append(el("td", "", "not planted"), el("td", "verdict", v_unplanted(body.unplanted)), el("td", "", String(body.unplanted)));
+    $("scored-rows").append(tr);
+  } catch (err) {
+    $("scored-headline").className = "headline error";
+    $("scored-headline").textContent = "Not scored: " + err.message;
+  } finally {
+    box.focus();
+  }
+}
+
+function v_unplanted(n) { return n === 0 ? "none" : n + " findings on no planted defect"; }
+
+function setup() {
+  $("reset").addEventListener("click", reset);
+  $("report").addEventListener("change", (e) => { if (e.target.files.length) score(e.target.files[0]); e.target.value = ""; });
+  const zone = $("dropzone");
+  let depth = 0;
+  document.addEventListener("dragenter", (e) => { e.preventDefault(); depth++; zone.hidden = false; });
+  document.addEventListener("dragleave", () => { if (--depth <= 0) { depth = 0; zone.hidden = true; } });
+  document.addEventListener("dragover", (e) => e.preventDefault());
+  document.addEventListener("drop", (e) => {
+    e.preventDefault();
+    depth = 0;
+    zone.hidden = true;
+    if (e.dataTransfer.files.length) score(e.dataTransfer.files[0]);
+  });
+  fetch("board/state").then((r) => r.json()).then(render).catch(() => {});
+  connect();
+}
+
+setup();
