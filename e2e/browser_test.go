@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
@@ -50,12 +52,12 @@ func TestBrowser(t *testing.T) {
 		active catalogue.Set
 	}{{"embedded", false, catalogue.All()}, {"split", true, catalogue.All()}, {"defects-off", false, catalogue.None()}} {
 		t.Run(m.name, func(t *testing.T) {
-			base := startGateway(t, m.split, m.active)
+			base, _ := startGateway(t, m.split, m.active)
 			trap := startTrap(t)
 			b := newBrowser(t, chromium, trap.URL)
 			b.docs(t, base, m.name, m.active)
 			b.front(t, base, m.name, m.active)
-			b.checkStayedOnLoopback(t, trap)
+			b.checkStayedOnLoopback(t, trap, 20)
 			b.checkTrapCatches(t, trap)
 		})
 	}
@@ -78,8 +80,9 @@ func findChromium(t *testing.T) string {
 }
 
 // startGateway serves the gateway on loopback, embedded or in front of the
-// four services each on its own listener, with the given defects active.
-func startGateway(t *testing.T, split bool, active catalogue.Set) string {
+// four services each on its own listener, with the given defects active:
+// its API's URL and its admin port's.
+func startGateway(t *testing.T, split bool, active catalogue.Set) (api, admin string) {
 	t.Helper()
 	env := map[string]string{"DEFECTS": active.String()}
 	if split {
@@ -104,13 +107,18 @@ func startGateway(t *testing.T, split bool, active catalogue.Set) string {
 		perf, err := performancesvc.New(performancesvc.Config{Defects: active})
 		start("UPSTREAM_PERFORMANCE", perf, err)
 	}
-	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
+	reg := prometheus.NewRegistry()
+	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, &observe.Telemetry{Registry: reg, Writer: io.Discard, JSON: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(built.Handler)
-	t.Cleanup(func() { ts.Close(); _ = built.Close() })
-	return ts.URL
+	adm := server.NewAdmin(reg, built.Ready, observe.Discard().Service("test").Logger, false)
+	for pattern, h := range built.Admin {
+		adm.Handle(pattern, h)
+	}
+	ts, as := httptest.NewServer(built.Handler), httptest.NewServer(adm)
+	t.Cleanup(func() { _ = built.Close(); ts.Close(); as.Close() }) // the board first: its streams end
+	return ts.URL, as.URL
 }
 
 // trap is the browser's proxy for every host but loopback (which Chromium
@@ -346,11 +354,11 @@ func (b *browser) front(t *testing.T, base, mode string, active catalogue.Set) {
 
 // checkStayedOnLoopback: every request the pages made went to loopback,
 // nothing reached the trap, and the console saw no error.
-func (b *browser) checkStayedOnLoopback(t *testing.T, tr *trap) {
+func (b *browser) checkStayedOnLoopback(t *testing.T, tr *trap, atLeast int) {
 	t.Helper()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.requests) < 20 {
+	if len(b.requests) < atLeast {
 		t.Errorf("only %d requests were seen; the listener is not working", len(b.requests))
 	}
 	for _, raw := range b.requests {

@@ -76,9 +76,9 @@ function render(s) {
     if (r.count > 0) reached++;
     if (d.exposure && d.exposure.count > 0) triggered++;
     const bs = r.by_status || {};
-    tile.querySelector(".counts").textContent = r.count + " requests: " +
+    tile.querySelector(".counts").textContent = r.count + (r.count === 1 ? " request: " : " requests: ") +
       ["2xx", "3xx", "4xx", "5xx"].map((k) => (bs[k] || 0) + " " + k).join(", ") +
-      (r.other_methods ? "; " + r.other_methods + " other methods" : "");
+      (r.other_methods ? "; " + r.other_methods + " with another method" : "");
     const when = [];
     if (r.first) when.push("first reached +" + seconds(t.exposure_since, r.first) + (r.first_request ? ", request #" + r.first_request : ""));
     if (d.exposure && d.exposure.first) when.push("first triggered +" + seconds(t.exposure_since, d.exposure.first) + (d.exposure.first_request ? ", request #" + d.exposure.first_request : "") + " (" + d.exposure.count + "×)");
