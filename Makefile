@@ -124,6 +124,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 	$(GO) test -run '^$$' -bench StageRecording -benchtime 20000x ./gateway/
+	$(GO) test -run '^$$' -bench BoardsOpen -benchtime 8000x ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/
 	$(GO) test -run '^$$' -bench ReadGrowing -benchtime 1x ./judge/score/

@@ -1,6 +1,8 @@
 package e2e_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/gateway/board"
 	"github.com/defectshowcase/showcase/judge/score"
 )
 
@@ -106,7 +109,83 @@ func TestBoardInBrowser(t *testing.T) {
 			b.do(t, "reset", chromedp.Click(chromedp.CSS("#reset")))
 			waitText("SEC-01 after the reset", tile(catalogue.SEC01), "not reached")
 			waitText("the requests after the reset", `document.querySelector("#requests").textContent`, "0")
+			// A narrow window (a phone, a window beside the tool's): one
+			// column, nothing wider than the window.
+			b.do(t, "a narrow window", chromedp.EmulateViewport(400, 900))
+			if w := get(t, b, "the page's width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 400 {
+				t.Errorf("in a 400-pixel window the page is %d pixels wide", w)
+			}
 			b.checkStayedOnLoopback(t, trap, 5) // the page, its two files, the state, the stream, the score, the reset
 		})
+	}
+}
+
+// checkBoard: a deployment's admin port serves the live board as one
+// process does: the page with its policy, the state (how it runs, what
+// it counted), the stream's first state, and a report scored.
+func checkBoard(t *testing.T, client *http.Client, admin string, split bool) {
+	t.Helper()
+	res, err := client.Get(admin + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Content-Security-Policy"), "default-src 'none'") || !strings.Contains(string(page), "board/board.js") {
+		t.Errorf("the board: %s %q", res.Status, res.Header.Get("Content-Security-Policy"))
+	}
+	status, body := fetch(t, client, admin+board.PathState)
+	var s board.State
+	if status != 200 || json.Unmarshal(body, &s) != nil || s.Truth.Requests == nil || len(s.Truth.Defects) != len(catalogue.Defects) {
+		t.Fatalf("%s: %d %s", board.PathState, status, body)
+	}
+	if strings.HasPrefix(s.Mode, "split: ") != split {
+		t.Errorf("the board says it runs as %q; split %v", s.Mode, split)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, admin+board.PathEvents, nil)
+	res, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(res.Body)
+	var streamed board.State
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: no state: %v", board.PathEvents, err)
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			if err := json.Unmarshal([]byte(data), &streamed); err != nil || streamed.Mode != s.Mode {
+				t.Errorf("%s: the first state: %v %q", board.PathEvents, err, data)
+			}
+			break
+		}
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("%s: %s %s", board.PathEvents, res.Status, res.Header.Get("Content-Type"))
+	}
+	report := "method,path,class\nGET,/security/unauthenticated-access,auth-bypass\n"
+	res, err = client.Post(admin+board.PathScore+"?name=r.csv", "text/csv", strings.NewReader(report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scored, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var sc board.Scored
+	if res.StatusCode != 200 || json.Unmarshal(scored, &sc) != nil || len(sc.Verdicts) != len(catalogue.Defects) || !strings.HasPrefix(sc.Verdicts[0].Verdict, "reported") {
+		t.Errorf("%s: %s %s", board.PathScore, res.Status, scored)
+	}
+}
+
+// The board in the real binaries, one process and five: what the
+// deployments check, on make run's and make run-split's processes.
+func TestBoardInTheBinaries(t *testing.T) {
+	t.Parallel()
+	for _, split := range []bool{false, true} {
+		d := startDeployment(t, split)
+		checkBoard(t, &http.Client{Timeout: time.Minute}, d.admins[0], split)
 	}
 }

@@ -113,6 +113,7 @@ func composeDefectsOff(t *testing.T, tool []string, tag string) {
 	}
 	t.Run("suite", func(t *testing.T) { suite.RunFor(t, base, client, catalogue.None()) })
 	composeExposure(t, client, admin, false)
+	t.Run("the live board", func(t *testing.T) { checkBoard(t, client, admin, true) })
 }
 
 // composeExposure: after the suite, the gateway's admin port answers for

@@ -171,6 +171,7 @@ func TestKubernetesNode(t *testing.T) {
 			client := &http.Client{Timeout: time.Minute}
 			t.Run("suite", func(t *testing.T) { suite.RunFor(t, node.base, client, active) })
 			t.Run("exposure", func(t *testing.T) { kubeExposure(t, node, active, name == "base") })
+			t.Run("the live board", func(t *testing.T) { checkBoard(t, client, node.admin, name != "embedded") })
 			if name == "base" {
 				t.Run("nothing leaves the node", func(t *testing.T) { kubeEgress(t, node) })
 				t.Run("the NetworkPolicies are enforced", func(t *testing.T) { kubePolicies(t, node) })

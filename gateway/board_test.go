@@ -30,11 +30,11 @@ type instance struct {
 	built      server.Built
 }
 
-func startInstance(t *testing.T, split bool) instance {
+func startInstance(t testing.TB, split bool) instance {
 	t.Helper()
 	env := map[string]string{}
 	if split {
-		sp := startSplit(t)
+		sp := startSplit(t.(*testing.T))
 		for _, c := range catalogue.Categories {
 			env[c.Upstream] = sp.upstreams[c.Name].URL
 		}
@@ -54,7 +54,7 @@ func startInstance(t *testing.T, split bool) instance {
 }
 
 // events reads a board's stream: each event's name and data, as it comes.
-func events(t *testing.T, url string) (<-chan [2]string, func()) {
+func events(t testing.TB, url string) (<-chan [2]string, func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -137,15 +137,18 @@ func TestBoardLive(t *testing.T) {
 		if want := map[bool]string{false: "one process", true: "split: the gateway proxies security, errors, conformance, performance"}[split]; s.Mode != want || s.Version == "" {
 			t.Errorf("mode %q, version %q; want %q", s.Mode, s.Version, want)
 		}
-		start := time.Now()
 		res, err := http.Get(in.api.URL + "/security/unauthenticated-access")
 		if err != nil {
 			t.Fatal(err)
 		}
 		res.Body.Close()
-		s = stateOf(t, ev, catalogue.SEC01, "triggered", 2*time.Second)
-		if d := time.Since(start); d > time.Second+board.Interval {
-			t.Errorf("split %v: the tile turned after %s", split, d)
+		s = stateOf(t, ev, catalogue.SEC01, "triggered", 5*time.Second)
+		// From the trigger (the server's stamp, this machine's clock) to
+		// the page having it.
+		if d := time.Since(*s.Truth.Defects[0].Exposure.First); d > time.Second {
+			t.Errorf("split %v: the tile turned %s after the trigger", split, d)
+		} else {
+			t.Logf("split %v: the tile turned %s after the trigger", split, d.Round(time.Millisecond))
 		}
 		if *s.Truth.Requests != 1 {
 			t.Errorf("requests %d", *s.Truth.Requests)

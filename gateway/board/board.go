@@ -194,9 +194,7 @@ func (b *Board) subscribe() (chan []byte, bool) {
 func (b *Board) unsubscribe(c chan []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, ok := b.subs[c]; ok {
-		delete(b.subs, c)
-	}
+	delete(b.subs, c)
 	if len(b.subs) == 0 {
 		b.stopSampler()
 	}
