@@ -159,7 +159,7 @@ async function score(file) {
       $("scored-rows").append(tr);
     }
     const tr = el("tr");
-    tr.append(el("td", "", "not planted"), el("td", "verdict", v_unplanted(body.unplanted)), el("td", "", String(body.unplanted)));
+    tr.append(el("td", "", "not planted"), el("td", "verdict", unplantedText(body.unplanted)), el("td", "", String(body.unplanted)));
     $("scored-rows").append(tr);
   } catch (err) {
     $("scored-headline").className = "headline error";
@@ -169,7 +169,7 @@ async function score(file) {
   }
 }
 
-function v_unplanted(n) { return n === 0 ? "none" : n + " findings on no planted defect"; }
+function unplantedText(n) { return n === 0 ? "none" : n + " findings on no planted defect"; }
 
 function setup() {
   $("reset").addEventListener("click", reset);
