@@ -174,9 +174,13 @@ func checkBoard(t *testing.T, client *http.Client, admin string, split bool) {
 	}
 	scored, _ := io.ReadAll(res.Body)
 	res.Body.Close()
+	// SEC-01 reported: the scorer's verdict with the defect on; switched
+	// off, "off" and the finding unplanted.
 	var sc board.Scored
-	if res.StatusCode != 200 || json.Unmarshal(scored, &sc) != nil || len(sc.Verdicts) != len(catalogue.Defects) || !strings.HasPrefix(sc.Verdicts[0].Verdict, "reported") {
-		t.Errorf("%s: %s %s", board.PathScore, res.Status, scored)
+	on := s.Truth.Setting != "none"
+	if res.StatusCode != 200 || json.Unmarshal(scored, &sc) != nil || len(sc.Verdicts) != len(catalogue.Defects) ||
+		on && !strings.HasPrefix(sc.Verdicts[0].Verdict, "reported") || !on && (sc.Verdicts[0].Verdict != "off" || sc.Unplanted != 1) {
+		t.Errorf("%s (DEFECTS=%s): %s %s", board.PathScore, s.Truth.Setting, res.Status, scored)
 	}
 }
 
@@ -188,4 +192,6 @@ func TestBoardInTheBinaries(t *testing.T) {
 		d := startDeployment(t, split)
 		checkBoard(t, &http.Client{Timeout: time.Minute}, d.admins[0], split)
 	}
+	d := startDeployment(t, false, "DEFECTS=none")
+	checkBoard(t, &http.Client{Timeout: time.Minute}, d.admins[0], false)
 }
