@@ -2,7 +2,7 @@ package stats
 
 import (
 	"math"
-		"math/rand/v2"
+	"math/rand/v2"
 	"testing"
 )
 

@@ -128,6 +128,7 @@ func TestTenTrialsRebuilt(t *testing.T) {
 // C(10,k)C(10,16-k)/C(20,16); those no likelier than k = 10's (210/4845)
 // are k = 6 and 10: p = 420/4845.
 const Fisher610 = 420.0 / 4845
+
 func TestUntimedTool(t *testing.T) {
 	t.Parallel()
 	mk := func(tool string, timed bool, detecting int) []Trial {
