@@ -32,9 +32,9 @@ type instance struct {
 	stop  func() error
 }
 
-func newInstance(ctx context.Context, o Options, dir string) (*instance, error) {
-	in := &instance{base: o.Base, admin: o.Admin, client: &http.Client{Timeout: 30 * time.Second}, stop: func() error { return nil }}
-	if o.Base != "" {
+func newInstance(ctx context.Context, base, admin string, defects catalogue.Set, dir string) (*instance, error) {
+	in := &instance{base: base, admin: admin, client: &http.Client{Timeout: 30 * time.Second}, stop: func() error { return nil }}
+	if base != "" {
 		if err := in.reset(ctx); err != nil {
 			return nil, err
 		}
@@ -42,7 +42,7 @@ func newInstance(ctx context.Context, o Options, dir string) (*instance, error) 
 		in.since = &now
 		return in, nil
 	}
-	return in, in.startFresh(o.Defects, filepath.Join(dir, trials.ServerLog))
+	return in, in.startFresh(defects, filepath.Join(dir, trials.ServerLog))
 }
 
 // startFresh starts the whole showcase in this process as make run starts

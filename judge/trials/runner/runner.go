@@ -20,11 +20,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/budget"
 )
 
 // Tool is one tool to try: its name and its command line, in which {url}
@@ -39,6 +39,10 @@ type Tool struct {
 	// Report is a glob, in {out}, for the report to score (the first file
 	// the scorer reads); default every file.
 	Report string
+	// Image is what Command runs in on a cluster (unused on this machine).
+	Image string
+	// Version is the tool's version as the experiment file gives it.
+	Version string
 }
 
 // Options are a run's settings.
@@ -60,6 +64,43 @@ type Options struct {
 	// 5 s): Schemathesis 4.9.5 closes its report within 0.4 s of SIGINT,
 	// and dies without closing it on SIGTERM.
 	InterruptGrace, TermGrace time.Duration
+	// Executor runs each trial; nil: Local, on this machine.
+	Executor Executor
+}
+
+// Spec is one trial to run, as the runner decided it.
+type Spec struct {
+	Tool    Tool
+	Dir     string // the trial's folder, absolute
+	Defects catalogue.Set
+	Limits  budget.Limits
+	// Say writes a line of progress.
+	Say func(format string, args ...any)
+}
+
+// Executor is where a trial runs: the one seam between the runner and a
+// machine (Local) or a cluster (the kube package's). Execute runs the
+// trial's tool against a fresh instance (or the deployment it was given)
+// within the limits, and leaves in s.Dir what every trial leaves: the
+// tool's folder (out/) and log, the instance's log and its ground truth
+// (exposure.json); it fills in the trial's command, URL, start, outcome,
+// signals and where it ran. A trial that could not run is not an error:
+// it is recorded with t.NotRun set and nothing else. Everything after
+// Execute (scoring, records, the summary) is the same whichever ran it.
+type Executor interface {
+	Execute(ctx context.Context, s Spec, t *trials.Trial) error
+}
+
+// Expand is a tool's command line with {url}, {seed} and {out} filled in.
+func Expand(command []string, url, seed, out string) []string {
+	var c []string
+	for _, a := range command {
+		a = strings.ReplaceAll(a, "{url}", url)
+		a = strings.ReplaceAll(a, "{seed}", seed)
+		a = strings.ReplaceAll(a, "{out}", out)
+		c = append(c, a)
+	}
+	return c
 }
 
 // Run runs every tool's trials, one tool's after another's (trials
@@ -79,6 +120,9 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 	}
 	if o.TermGrace <= 0 {
 		o.TermGrace = 5 * time.Second
+	}
+	if o.Executor == nil {
+		o.Executor = Local{Base: o.Base, Admin: o.Admin}
 	}
 	if o.Defects == (catalogue.Set{}) {
 		o.Defects = catalogue.All()
@@ -174,67 +218,70 @@ func slug(name string) string {
 
 func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial) error {
 	dir := filepath.Join(o.Out, t.Dir)
-	out := filepath.Join(dir, trials.ToolDir)
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, trials.ToolDir), 0o755); err != nil {
 		return err
 	}
-	inst, err := newInstance(ctx, o, dir)
+	s := Spec{Tool: tl, Dir: dir, Defects: o.Defects, Limits: budget.Limits{Budget: tl.Budget, InterruptGrace: o.InterruptGrace, TermGrace: o.TermGrace},
+		Say: func(format string, args ...any) { progress(o, format, args...) }}
+	if err := o.Executor.Execute(ctx, s, t); err != nil {
+		return err
+	}
+	if !t.Ran() {
+		progress(o, "%s trial %d: not run: %s", t.Tool, t.Number, t.NotRun)
+		return trials.WriteRecord(o.Out, *t)
+	}
+	if err := trials.ScoreTrial(o.Out, t, tl.Report); err != nil {
+		return err
+	}
+	if err := trials.WriteRecord(o.Out, *t); err != nil {
+		return err
+	}
+	line := fmt.Sprintf("%s trial %d: %s in %.1f s, %d requests; ", t.Tool, t.Number, t.Outcome, t.Seconds, t.Requests)
+	r, tr := 0, 0
+	for _, st := range t.Stages {
+		r += b2i(st.Reached)
+		tr += b2i(st.Triggered)
+	}
+	line += fmt.Sprintf("reached %d, triggered %d, ", r, tr)
+	switch {
+	case t.Report == "":
+		line += "no report (" + t.NoReport + ")"
+	case t.Truncated != "":
+		line += fmt.Sprintf("detected %d (%s, truncated: %s)", t.Detected(), t.Report, t.Truncated)
+	default:
+		line += fmt.Sprintf("detected %d (%s)", t.Detected(), t.Report)
+	}
+	progress(o, "%s", line)
+	return nil
+}
+
+// Local runs trials on this machine: the tool as a process of its own,
+// the instance fresh in this process (or Base and Admin, a running
+// deployment reset before each trial).
+type Local struct{ Base, Admin string }
+
+// Execute runs the trial here.
+func (l Local) Execute(ctx context.Context, s Spec, t *trials.Trial) error {
+	out := filepath.Join(s.Dir, trials.ToolDir)
+	inst, err := newInstance(ctx, l.Base, l.Admin, s.Defects, s.Dir)
 	if err != nil {
 		return err
 	}
 	defer inst.Close()
+	t.Where, t.Machine = "local", trials.ThisMachine()
 	t.URL = inst.URL()
-	for _, a := range tl.Command {
-		a = strings.ReplaceAll(a, "{url}", t.URL)
-		a = strings.ReplaceAll(a, "{seed}", t.Seed)
-		a = strings.ReplaceAll(a, "{out}", out)
-		t.Command = append(t.Command, a)
-	}
-	progress(o, "%s trial %d: starting (seed %s): %s", t.Tool, t.Number, t.Seed, strings.Join(t.Command, " "))
-	logf, err := os.Create(filepath.Join(dir, trials.LogFile))
+	t.Command = Expand(s.Tool.Command, t.URL, t.Seed, out)
+	s.Say("%s trial %d: starting (seed %s): %s", t.Tool, t.Number, t.Seed, strings.Join(t.Command, " "))
+	logf, err := os.Create(filepath.Join(s.Dir, trials.LogFile))
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-
 	cmd := exec.Command(t.Command[0], t.Command[1:]...)
 	cmd.Dir = out
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // stopped with everything it started
 	t.InstanceSince = inst.Since()
-	t.Start = time.Now()
-	budget, cancel := context.WithTimeout(ctx, tl.Budget)
-	defer cancel()
-	if err := cmd.Start(); err != nil {
-		t.Outcome = "failed to start: " + err.Error()
-		t.ExitCode = -1
-	} else {
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case err = <-done:
-		case <-budget.Done():
-			err = stop(o, cmd, t, done)
-			t.Outcome = "stopped at the budget"
-			if ctx.Err() != nil {
-				t.Outcome = "interrupted"
-			}
-		}
-		t.ExitCode = cmd.ProcessState.ExitCode()
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it started and left behind
-		if t.Outcome == "" {
-			var exit *exec.ExitError
-			switch {
-			case err == nil:
-				t.Outcome = "finished"
-			case errors.As(err, &exit):
-				t.Outcome = fmt.Sprintf("exit %d", t.ExitCode)
-			default:
-				t.Outcome = err.Error()
-			}
-		}
-	}
-	t.Seconds = time.Since(t.Start).Seconds()
+	budget.Run(cmd, s.Limits, ctx.Done()).Apply(t)
 
 	// The ground truth even when the run was interrupted: the trial ran.
 	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -243,56 +290,7 @@ func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, trials.TruthFile), raw, 0o644); err != nil {
-		return err
-	}
-	if err := trials.ScoreTrial(o.Out, t, tl.Report); err != nil {
-		return err
-	}
-	if err := trials.WriteRecord(o.Out, *t); err != nil {
-		return err
-	}
-	s := fmt.Sprintf("%s trial %d: %s in %.1f s, %d requests; ", t.Tool, t.Number, t.Outcome, t.Seconds, t.Requests)
-	r, tr := 0, 0
-	for _, st := range t.Stages {
-		r += b2i(st.Reached)
-		tr += b2i(st.Triggered)
-	}
-	s += fmt.Sprintf("reached %d, triggered %d, ", r, tr)
-	switch {
-	case t.Report == "":
-		s += "no report (" + t.NoReport + ")"
-	case t.Truncated != "":
-		s += fmt.Sprintf("detected %d (%s, truncated: %s)", t.Detected(), t.Report, t.Truncated)
-	default:
-		s += fmt.Sprintf("detected %d (%s)", t.Detected(), t.Report)
-	}
-	progress(o, "%s", s)
-	return nil
-}
-
-// stop ends the tool's process group as a person at a terminal would:
-// SIGINT (Ctrl-C), then SIGTERM, then SIGKILL, each after its grace,
-// recording each signal sent; it returns how the tool ended.
-func stop(o Options, cmd *exec.Cmd, t *trials.Trial, done <-chan error) error {
-	steps := []struct {
-		sig   syscall.Signal
-		name  string
-		grace time.Duration
-	}{{syscall.SIGINT, "SIGINT", o.InterruptGrace}, {syscall.SIGTERM, "SIGTERM", o.TermGrace}, {syscall.SIGKILL, "SIGKILL", 0}}
-	for _, s := range steps {
-		t.Signals = append(t.Signals, trials.Signal{Signal: s.name, After: time.Since(t.Start).Seconds(), Grace: s.grace.Seconds()})
-		_ = syscall.Kill(-cmd.Process.Pid, s.sig)
-		if s.grace == 0 {
-			break
-		}
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(s.grace):
-		}
-	}
-	return <-done
+	return os.WriteFile(filepath.Join(s.Dir, trials.TruthFile), raw, 0o644)
 }
 
 func b2i(b bool) int {
