@@ -1,0 +1,94 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+)
+
+// The issue's example, as written.
+const example = `trials: 10
+budget: 10m
+seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]   # optional; else 1..trials
+defects: all                # the instances' DEFECTS
+resources: {cpu: "1", memory: 512Mi}   # per trial, for the tool and the instance each
+tools:
+  - name: replay
+    version: "v1"
+    image: defect-showcase/showcase-replay:latest
+    command: [showcase-replay, -base, "{url}", -out, "{out}/report.csv"]
+    report: report.csv
+`
+
+func TestParseExample(t *testing.T) {
+	e, err := Parse("x.yaml", []byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Trials != 10 || e.Budget != 10*time.Minute || len(e.Seeds) != 10 || e.Seeds[2] != "3" || e.Defects != catalogue.All() {
+		t.Errorf("read %+v", e)
+	}
+	if e.Resources.CPU.String() != "1" || e.Resources.Memory.String() != "512Mi" {
+		t.Errorf("resources %v %v", e.Resources.CPU.String(), e.Resources.Memory.String())
+	}
+	if e.Showcase != DefaultShowcaseImage || e.Agent != DefaultAgentImage {
+		t.Errorf("images %s %s", e.Showcase, e.Agent)
+	}
+	tl := e.Tools[0]
+	if tl.Name != "replay" || tl.Version != "v1" || tl.Image != "defect-showcase/showcase-replay:latest" || tl.Report != "report.csv" ||
+		strings.Join(tl.Command, " ") != "showcase-replay -base {url} -out {out}/report.csv" || tl.Line != 7 {
+		t.Errorf("tool %+v", tl)
+	}
+	if len(e.SHA256) != 64 {
+		t.Errorf("sha256 %q", e.SHA256)
+	}
+}
+
+func TestParseDefaults(t *testing.T) {
+	e, err := Parse("x.yaml", []byte("tools:\n  - {name: a, command: [a]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Trials != 10 || e.Budget != 10*time.Minute || e.Seeds != nil || e.Defects != catalogue.All() {
+		t.Errorf("defaults %+v", e)
+	}
+	e, err = Parse("x.yaml", []byte("defects: none\nshowcase: {image: r/g:1, agent: r/a:1}\ntools:\n  - {name: a, command: [a]}\n"))
+	if err != nil || e.Defects != catalogue.None() || e.Showcase != "r/g:1" || e.Agent != "r/a:1" {
+		t.Errorf("%+v %v", e, err)
+	}
+}
+
+// Each error names the file, the line and the key.
+func TestParseErrors(t *testing.T) {
+	tool := "tools:\n  - {name: a, command: [a]}\n"
+	for _, c := range []struct{ name, file, want string }{
+		{"unknown key", "trails: 10\n" + tool, "x.yaml:1: trails: unknown key"},
+		{"unknown key of a tool", "tools:\n  - name: a\n    command: [a]\n    imgae: b\n", "x.yaml:4: tools.imgae: unknown key"},
+		{"unknown resource", "resources: {cpu: 1, disk: 1Gi}\n" + tool, "x.yaml:1: resources.disk: unknown key"},
+		{"missing name", "tools:\n  - command: [a]\n", "x.yaml:2: tools.name: missing"},
+		{"missing command", "tools:\n  - name: a\n", "x.yaml:2: tools.command: missing"},
+		{"empty command", "tools:\n  - name: a\n    command: []\n", "x.yaml:2: tools.command: missing"},
+		{"bad duration", "budget: 10 minutes\n" + tool, `x.yaml:1: budget: "10 minutes" is not a duration`},
+		{"zero duration", "budget: 0s\n" + tool, `x.yaml:1: budget: "0s" is not a duration`},
+		{"bad quantity", "resources:\n  cpu: one\n" + tool, `x.yaml:2: resources.cpu: "one" is not a quantity`},
+		{"bad memory", "resources: {cpu: 1, memory: 512MB}\n" + tool, `x.yaml:1: resources.memory: "512MB" is not a quantity`},
+		{"bad trials", "trials: ten\n" + tool, `x.yaml:1: trials: "ten" is not a whole number`},
+		{"seeds for other trials", "trials: 2\nseeds: [1, 2, 3]\n" + tool, "x.yaml:2: seeds: 3 seeds for 2 trials"},
+		{"bad defects", "defects: SEC-99\n" + tool, "x.yaml:1: defects:"},
+		{"no tools", "trials: 2\n", "tools: missing"},
+		{"two tools of one name", "tools:\n  - {name: a, command: [a]}\n  - {name: a, command: [b]}\n", `x.yaml:3: tools: two tools named "a" (the first on line 2)`},
+		{"a key twice", "trials: 2\ntrials: 3\n" + tool, "x.yaml:2: trials: given twice (first on line 1)"},
+		{"not YAML", "trials: [\n", "x.yaml:"},
+		{"not a mapping", "- a\n", "x.yaml:1: an experiment is a mapping"},
+		{"two documents", tool + "---\n" + tool, "x.yaml:3: one experiment a file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("x.yaml", []byte(c.file))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}
