@@ -77,6 +77,9 @@ func Chart(trials []Trial, files ...string) error {
 	var names []string
 	byTool := map[string][]Trial{}
 	for _, t := range trials {
+		if !t.Ran() {
+			continue
+		}
 		end = max(end, t.Seconds)
 		for _, x := range detectionTimes(t) {
 			end = max(end, x)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // WriteMarkdown writes the summary for a person: per tool, how its trials
@@ -15,6 +16,13 @@ func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 	fmt.Fprintf(w, "Times are seconds since the tool started, in each trial. A trial that did not detect (or trigger) a defect is censored at its budget: the median is Kaplan-Meier's, with its 95 %% confidence interval, \"not reached\" when fewer than half the trials got there.\n\n")
 	for _, t := range s.Tools {
 		fmt.Fprintf(w, "## %s: %d trials, budget %s\n\n", md(t.Tool), t.Trials, duration(t.Budget))
+		for _, n := range t.NotRun {
+			fmt.Fprintf(w, "**Trial %d could not run**, and is left out of every figure: %s\n\n", n.Trial, md(n.Why))
+		}
+		if t.Trials == 0 {
+			fmt.Fprintf(w, "No trial of it ran.\n\n")
+			continue
+		}
 		sp := t.DetectedSpread
 		fmt.Fprintf(w, "Ended: %s. Defects detected per trial: %s (median %s, IQR %s–%s).\n\n",
 			strings.Join(sortedOutcomes(t.Outcomes), ", "), ints(t.Detected), num(sp.Median), num(sp.Q1), num(sp.Q3))
@@ -60,6 +68,9 @@ func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 			fmt.Fprintf(w, "![Critical-difference diagram: mean ranks, and the tools the Nemenyi test does not tell apart joined by a bar](%s)\n\n", cdFile)
 		}
 	}
+	if p := s.Provenance; p != nil {
+		p.writeMarkdown(w)
+	}
 	if chartFile != "" {
 		fmt.Fprintf(w, "![Defects detected over time since the tool started: each tool's median over its trials, stepping at each detection, and the band between the quartiles](%s)\n\nDetections whose report carries no time are not on the chart.\n", chartFile)
 	}
@@ -75,3 +86,49 @@ func ints(xs []int) string {
 }
 
 func md(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// writeMarkdown is the provenance for a person.
+func (p Provenance) writeMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "## Provenance\n\n")
+	if p.Experiment != "" {
+		fmt.Fprintf(w, "- Experiment: `%s`, SHA-256 `%s`\n", p.Experiment, p.ExperimentSHA256)
+	}
+	where := "this machine (`local`)"
+	if p.Where == "kube" {
+		where = fmt.Sprintf("Kubernetes Jobs (`kube`), namespace `%s`, run `%s`", p.Namespace, p.Run)
+	}
+	fmt.Fprintf(w, "- Ran on: %s, %d trial(s) at a time, from %s to %s; showcase-trials %s\n", where, p.Parallel, p.Start.UTC().Format(time.RFC3339), p.End.UTC().Format(time.RFC3339), p.Runner)
+	if r := p.Resources; r != nil {
+		fmt.Fprintf(w, "- Each trial's tool and instance: CPU %s, memory %s each\n", orDash(r.CPU), orDash(r.Memory))
+	}
+	sc := p.Showcase
+	fmt.Fprintf(w, "- The showcase: version %s, `DEFECTS=%s`%s\n", orDash(sc.Version), sc.Defects, imageText(sc.Image, sc.Digest))
+	for _, t := range p.Tools {
+		bin := ""
+		if t.Binary != "" {
+			bin = fmt.Sprintf(", `%s` SHA-256 `%s`", t.Binary, t.BinarySHA256)
+		}
+		fmt.Fprintf(w, "- %s: version %s%s%s\n", md(t.Name), orDash(t.Version), imageText(t.Image, t.Digest), bin)
+	}
+	for _, m := range p.Machines {
+		fmt.Fprintf(w, "- Machine %s: %s, %d cores, %.1f GiB, Linux %s\n", orDash(m.Hostname), orDash(m.CPUModel), m.Cores, float64(m.Memory)/(1<<30), orDash(m.Kernel))
+	}
+	fmt.Fprintf(w, "\nThe raw data, a row per trial and defect, is in `%s`.\n\n", RawCSV)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func imageText(image, digest string) string {
+	switch {
+	case image == "":
+		return ""
+	case digest == "":
+		return fmt.Sprintf(", image `%s`", image)
+	}
+	return fmt.Sprintf(", image `%s` (`%s`)", image, digest)
+}

@@ -25,6 +25,24 @@ const (
 // the critical-difference diagram, each as SVG and PNG.
 func WriteRun(dir string, ts []Trial) error {
 	s := Summarize(ts, 0)
+	prov, err := ReadProvenance(dir)
+	if err != nil {
+		return err
+	}
+	if prov != nil {
+		prov.complete(dir, ts)
+		if err := WriteProvenance(dir, *prov); err != nil {
+			return err
+		}
+		s.Provenance = prov
+	}
+	var raw bytes.Buffer
+	if err := WriteCSV(&raw, ts); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, RawCSV), raw.Bytes(), 0o644); err != nil {
+		return err
+	}
 	cd := ""
 	if s.Ranking != nil && len(s.Ranking.MeanRanks) > 0 {
 		cd = CDSVG

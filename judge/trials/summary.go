@@ -83,10 +83,13 @@ type ToolSummary struct {
 	// those that left no report the scorer reads; Truncated those whose
 	// report was cut short and scored for what it held. Every one of them
 	// counts, as detecting what its report shows (nothing, without one).
-	Outcomes      map[string]int `json:"outcomes"`
-	TestedNothing []int          `json:"tested_nothing"`
-	NoReport      []int          `json:"no_report"`
-	Truncated     []int          `json:"truncated"`
+	Outcomes map[string]int `json:"outcomes"`
+	// NotRun are the trials that could not run (Trials does not count
+	// them): left out of every figure below.
+	NotRun        []NotRun `json:"not_run,omitempty"`
+	TestedNothing []int    `json:"tested_nothing"`
+	NoReport      []int    `json:"no_report"`
+	Truncated     []int    `json:"truncated"`
 	// Detected is each trial's count of defects detected, in trial order.
 	Detected       []int   `json:"detected"`
 	DetectedSpread *Spread `json:"detected_spread"`
@@ -144,6 +147,8 @@ type Summary struct {
 	Pairs   []PairSummary `json:"pairs"`
 	Ranking *Ranking      `json:"ranking,omitempty"`
 	Trials  []Trial       `json:"trials"`
+	// Provenance is the run's (run.json), where it has one.
+	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
 // Summarize summarizes trials (of one or more tools); a trial without its
@@ -152,24 +157,45 @@ func Summarize(trials []Trial, fallback float64) Summary {
 	s := Summary{Trials: trials, Pairs: []PairSummary{}}
 	var names []string
 	byTool := map[string][]Trial{}
+	notRun := map[string][]NotRun{}
 	for _, t := range trials {
 		if _, ok := byTool[t.Tool]; !ok {
 			names = append(names, t.Tool)
+			byTool[t.Tool] = nil
+		}
+		// A trial that could not run is named and counted, and left out
+		// of every statistic: it is neither a trial that tested nothing
+		// nor one that detected nothing.
+		if !t.Ran() {
+			notRun[t.Tool] = append(notRun[t.Tool], NotRun{Trial: t.Number, Why: t.NotRun})
+			continue
 		}
 		byTool[t.Tool] = append(byTool[t.Tool], t)
 	}
+	var ran []ToolSummary
 	for _, name := range names {
-		s.Tools = append(s.Tools, summarizeTool(name, byTool[name], fallback))
-	}
-	for i := range s.Tools {
-		for j := i + 1; j < len(s.Tools); j++ {
-			s.Pairs = append(s.Pairs, compare(s.Tools[i], s.Tools[j]))
+		ts := summarizeTool(name, byTool[name], fallback)
+		ts.NotRun = notRun[name]
+		s.Tools = append(s.Tools, ts)
+		if ts.Trials > 0 {
+			ran = append(ran, ts)
 		}
 	}
-	if len(s.Tools) >= 3 {
-		s.Ranking = rank(s.Tools)
+	for i := range ran {
+		for j := i + 1; j < len(ran); j++ {
+			s.Pairs = append(s.Pairs, compare(ran[i], ran[j]))
+		}
+	}
+	if len(ran) >= 3 {
+		s.Ranking = rank(ran)
 	}
 	return s
+}
+
+// NotRun is a trial that could not run, and why.
+type NotRun struct {
+	Trial int    `json:"trial"`
+	Why   string `json:"why"`
 }
 
 func summarizeTool(name string, trials []Trial, fallback float64) ToolSummary {

@@ -85,7 +85,50 @@ type Trial struct {
 	// Requests is how many requests the instance received in the trial.
 	Requests uint64  `json:"requests"`
 	Stages   []Stage `json:"stages"`
+
+	// Where the trial ran ("local": on the runner's machine; "kube": as a
+	// Kubernetes Job) and, on a cluster, its node and Pod, each image's
+	// digest and what was given each container.
+	Where     string     `json:"where,omitempty"`
+	Node      string     `json:"node,omitempty"`
+	Pod       string     `json:"pod,omitempty"`
+	Images    []Image    `json:"images,omitempty"`
+	Resources *Resources `json:"resources,omitempty"`
+	// Machine is what ran the tool and the instance.
+	Machine *Machine `json:"machine,omitempty"`
+	// NotRun says why a trial could not run (Kubernetes' reason and
+	// message: the image not found, unschedulable past the deadline,
+	// evicted, killed for its memory). Such a trial has no stages: it is
+	// counted apart, never as a trial that tested nothing.
+	NotRun string `json:"not_run,omitempty"`
 }
+
+// Image is one container's image as the trial ran it.
+type Image struct {
+	Container string `json:"container"`
+	Image     string `json:"image"`
+	Digest    string `json:"digest,omitempty"` // the runtime's image ID
+}
+
+// Resources are the CPU and memory given each container of a trial (the
+// tool's and the instance's alike), as Kubernetes quantities.
+type Resources struct {
+	CPU    string `json:"cpu,omitempty"`
+	Memory string `json:"memory,omitempty"`
+}
+
+// Machine is the hardware and kernel a trial ran on.
+type Machine struct {
+	Hostname string `json:"hostname,omitempty"`
+	CPUModel string `json:"cpu_model,omitempty"`
+	Cores    int    `json:"cores,omitempty"`
+	Memory   uint64 `json:"memory_bytes,omitempty"`
+	Kernel   string `json:"kernel,omitempty"`
+}
+
+// Ran is whether the trial ran (a trial that could not run, NotRun, is
+// left out of the statistics).
+func (t Trial) Ran() bool { return t.NotRun == "" }
 
 // Detected is how many defects the trial's report detected.
 func (t Trial) Detected() int {

@@ -183,7 +183,7 @@ func Run(ctx context.Context, p Program, args []string, getenv func(string) stri
 	for pattern, h := range built.Admin {
 		admin.Handle(pattern, h)
 	}
-	logger.Info("listening", slog.String("addr", apiLn.Addr().String()), slog.String("admin", adminLn.Addr().String()))
+	logger.Info("listening", slog.String("addr", apiLn.Addr().String()), slog.String("admin", adminLn.Addr().String()), slog.String("version", version.String()))
 
 	adminCtx, stopAdmin := context.WithCancel(context.Background())
 	adminDone := make(chan error, 1)

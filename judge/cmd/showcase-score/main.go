@@ -70,6 +70,11 @@ type entry struct {
 }
 
 const usage = `usage: showcase-score [-format F] [-o FILE] [report flags] REPORT [[report flags] REPORT ...]
+       showcase-score -rebuild RUN
+
+-rebuild rewrites the report of a run of showcase-trials (report.md,
+report.json, trials.csv, the charts) from its folder alone: each trial's
+record and the run's provenance.
 
 One REPORT gives its scorecard; several give a scoreboard, a row each. Each
 report's flags come before it. REPORT: Schemathesis 4 ndjson (.gz too),
@@ -78,6 +83,16 @@ JSON (-je) or JSON Lines (-jle), or CSV/JSON of method,path,class.
 `
 
 func run(args []string, stdout io.Writer) error {
+	if len(args) > 0 && (args[0] == "-rebuild" || args[0] == "--rebuild") {
+		if len(args) != 2 {
+			return usageError{errors.New("-rebuild RUN: one run's folder")}
+		}
+		if err := trials.Rebuild(args[1]); err != nil {
+			return &score.InputError{File: args[1], Msg: err.Error()}
+		}
+		_, err := fmt.Fprintln(stdout, filepath.Join(args[1], trials.ReportMarkdown))
+		return err
+	}
 	format, out := "text", ""
 	var entries []entry
 	for first := true; first || len(args) > 0; first = false {
