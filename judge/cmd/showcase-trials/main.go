@@ -63,26 +63,40 @@ func main() {
 
 type usageError struct{ error }
 
-const usage = `usage: showcase-trials [-out DIR] [-concurrency N] [-defects SET | -base URL -admin URL]
+const usage = `usage: showcase-trials [-out DIR] [-parallel N] [-defects SET | -base URL -admin URL]
         -tool NAME [-trials N] [-budget DUR] [-seeds LIST] [-report GLOB] -- COMMAND... [-tool ...]
+       showcase-trials -experiment FILE [-on local|kube] [-namespace NS] [-out DIR] [-parallel N]
+       showcase-trials -clean -on kube [-namespace NS] [-run ID]
 
 Runs each tool's COMMAND -trials times; {url}, {seed} and {out} in it are
-the instance's URL, the trial's seed and the tool's output folder.
+the instance's URL, the trial's seed and the tool's output folder. An
+experiment file states the same (docs/trials.md), and runs the same here
+(-on local) and as Kubernetes Jobs (-on kube).
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o := runner.Options{Progress: stderr}
+	var c campaign
 	gs := flag.NewFlagSet("showcase-trials", flag.ContinueOnError)
 	gs.SetOutput(stderr)
 	gs.Usage = func() { fmt.Fprint(stderr, usage); gs.PrintDefaults() }
 	gs.StringVar(&o.Out, "out", "out/trials", "the folder of the run: the report, the chart, a folder per trial")
-	gs.IntVar(&o.Concurrency, "concurrency", 1, "trials at once (1: the timing defects are about time)")
+	gs.IntVar(&o.Concurrency, "parallel", 0, "trials at once (default: 1 here, as the timing defects are about time; on a cluster, what the nodes' allocatable CPU holds)")
+	gs.IntVar(&o.Concurrency, "concurrency", 0, "the same as -parallel")
 	defects := catalogue.All()
 	gs.TextVar(&defects, "defects", catalogue.All(), "the defects active in each fresh instance: "+catalogue.SettingUsage)
 	gs.StringVar(&o.Base, "base", "", "a running deployment's base URL, instead of a fresh instance per trial")
 	gs.StringVar(&o.Admin, "admin", "", "its admin URL (for the reset between trials and the ground truth)")
 	gs.DurationVar(&o.InterruptGrace, "interrupt-grace", 10*time.Second, "at the budget, how long the tool has after SIGINT (as Ctrl-C) to close its report, before SIGTERM")
 	gs.DurationVar(&o.TermGrace, "term-grace", 5*time.Second, "... and after SIGTERM, before SIGKILL")
+	gs.StringVar(&c.file, "experiment", "", "an experiment file (YAML): the tools, trials, budget, seeds, defects and resources, instead of -tool groups")
+	gs.StringVar(&c.on, "on", "local", "where the trials run: local (this machine) or kube (Kubernetes Jobs)")
+	gs.StringVar(&c.namespace, "namespace", "", "on a cluster, the namespace (default: the kubeconfig's)")
+	gs.StringVar(&c.kubeconfig, "kubeconfig", "", "on a cluster, the kubeconfig (default: $KUBECONFIG, ~/.kube/config, or the Pod's service account)")
+	gs.DurationVar(&c.startTimeout, "start-timeout", 10*time.Minute, "on a cluster, how long a trial may take to start (scheduled, its images there, the instance ready) before it is recorded as not run")
+	gs.DurationVar(&c.ttl, "ttl", 10*time.Minute, "on a cluster, how long a finished Job stays if the runner is gone")
+	gs.BoolVar(&c.clean, "clean", false, "with -on kube: delete what runs left in the namespace (their Jobs, Pods and NetworkPolicies), and exit")
+	gs.StringVar(&c.run, "run", "", "with -clean: only this run's (its ID, as its report gives it)")
 	showVersion := gs.Bool("version", false, "print the version and exit")
 	groups := len(args)
 	if i := slices.IndexFunc(args, func(a string) bool { return a == "-tool" || a == "--tool" }); i >= 0 {
@@ -98,9 +112,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "showcase-trials", version.String())
 		return err
 	}
+	c.set = map[string]bool{}
+	gs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
 	o.Defects = defects
 	if gs.NArg() > 0 {
 		return usageError{fmt.Errorf("%q: the tools' groups begin with -tool NAME", gs.Arg(0))}
+	}
+	if c.on != "local" && c.on != "kube" {
+		return usageError{fmt.Errorf("-on %s: local or kube", c.on)}
+	}
+	if c.clean {
+		if c.on != "kube" {
+			return usageError{errors.New("-clean is for a cluster: -clean -on kube")}
+		}
+		return cleanCluster(ctx, c, stderr)
 	}
 	tools, out, err := parseTools(args[groups:], stderr)
 	if err != nil {
@@ -109,13 +134,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if out != "" {
 		o.Out = out // the interface the issue named: -out among a tool's flags
 	}
+	if c.file != "" {
+		if len(tools) > 0 {
+			return usageError{errors.New("-experiment and -tool: the tools come from one place, the file or the flags")}
+		}
+		if tools, err = c.fromFile(&o); err != nil {
+			return usageError{err}
+		}
+	}
 	if len(tools) == 0 {
 		return usageError{errors.New("no -tool: -h for usage")}
 	}
+	if c.on == "kube" && o.Base != "" {
+		return usageError{errors.New("-base is a running deployment: on a cluster each trial has a fresh instance of its own")}
+	}
+	prov := c.provenance(o, tools)
+	if c.on == "kube" {
+		if err := c.connect(ctx, &o, tools, &prov, stderr); err != nil {
+			return err
+		}
+	} else if o.Concurrency <= 0 {
+		o.Concurrency = 1
+	}
+	prov.Parallel = o.Concurrency
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err
 	}
+	if c.exp != nil {
+		if err := os.WriteFile(filepath.Join(o.Out, trials.ExperimentFile), c.exp.Raw, 0o644); err != nil {
+			return err
+		}
+		sum := c.exp.SHA256 + "  " + trials.ExperimentFile + "\n"
+		if err := os.WriteFile(filepath.Join(o.Out, trials.ExperimentSum), []byte(sum), 0o644); err != nil {
+			return err
+		}
+	}
+	prov.Start = time.Now()
+	if err := trials.WriteProvenance(o.Out, prov); err != nil {
+		return err
+	}
 	ts, runErr := runner.Run(ctx, o, tools)
+	prov.End = time.Now()
+	if err := trials.WriteProvenance(o.Out, prov); err != nil {
+		return errors.Join(runErr, err)
+	}
 	if len(ts) == 0 {
 		return runErr
 	}

@@ -1,0 +1,61 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/budget"
+)
+
+// Options are a trial as the agent runs it.
+type Options struct {
+	Dir     string // the trial's folder: the tool writes into Dir/out
+	Admin   string // the instance's admin URL (on the Pod's loopback)
+	Limits  budget.Limits
+	Command []string // the tool's, {url}, {seed} and {out} filled in
+	Version string   // the agent's
+}
+
+// Run runs the tool (its output to Dir/tool.log, its working folder
+// Dir/out) within its limits, stopping it sooner once ctx ends (the Pod is
+// being deleted: the runner was interrupted); then takes the ground truth
+// into Dir/exposure.json, says how it went in Dir/agent.json, and writes
+// the folder to w. It returns an error only when the folder could not be
+// written.
+func Run(ctx context.Context, o Options, w io.Writer) error {
+	out := filepath.Join(o.Dir, trials.ToolDir)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	r := Result{Command: o.Command, Machine: trials.ThisMachine(), Version: o.Version}
+	logf, err := os.Create(filepath.Join(o.Dir, trials.LogFile))
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	cmd.Dir = out
+	cmd.Stdout, cmd.Stderr = logf, logf
+	br := budget.Run(cmd, o.Limits, ctx.Done())
+	logf.Close()
+	r.Start, r.Seconds, r.Outcome, r.ExitCode, r.Signals = br.Start, br.Seconds, br.Outcome, br.ExitCode, br.Signals
+
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if raw, err := FetchTruth(tctx, &http.Client{Timeout: 30 * time.Second}, o.Admin); err != nil {
+		r.Error = err.Error()
+	} else if err := os.WriteFile(filepath.Join(o.Dir, trials.TruthFile), raw, 0o644); err != nil {
+		r.Error = err.Error()
+	}
+	b, _ := json.MarshalIndent(r, "", "  ")
+	if err := os.WriteFile(filepath.Join(o.Dir, ResultFile), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return WriteFolder(w, o.Dir)
+}

@@ -1,0 +1,646 @@
+// Package kube runs trials on a Kubernetes cluster: each trial a Job of
+// one Pod, holding a fresh showcase (the gateway's image, one process) as
+// a native sidecar and the tool's container, which reaches the instance on
+// the Pod's loopback. Both containers are given requests equal to limits
+// (Guaranteed QoS), so that trials sharing a node do not take each
+// other's CPU; the Pod meets the restricted Pod Security profile, and a
+// NetworkPolicy of its own lets no packet in or out of it. In the tool's
+// container showcase-agent (package agent) runs the tool within its
+// budget and writes the trial's folder to its log, which the runner
+// follows; the instance's log is followed too. Everything created carries
+// the run's labels, the Pods their Job as owner, the Jobs a TTL.
+//
+// It speaks to the cluster as its own tools do, through client-go: it
+// watches the Pod rather than polling it, and needs Jobs, Pods, their logs
+// and NetworkPolicies in one namespace, nothing cluster-wide (listing the
+// nodes, for the default parallelism, is optional).
+package kube
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+	watchtools "k8s.io/client-go/tools/watch"
+	"k8s.io/utils/ptr"
+
+	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/agent"
+	"github.com/defectshowcase/showcase/judge/trials/runner"
+)
+
+// The labels on everything a run creates.
+const (
+	LabelManagedBy = "app.kubernetes.io/managed-by"
+	ManagedBy      = "showcase-trials"
+	LabelRun       = "trials.defect-showcase.org/run"
+	LabelTool      = "trials.defect-showcase.org/tool"
+	LabelTrial     = "trials.defect-showcase.org/trial"
+	LabelJob       = "trials.defect-showcase.org/job"
+)
+
+// Inside the Pod.
+const (
+	agentDir    = "/agent"
+	trialDir    = "/trial"
+	base        = "http://127.0.0.1:8080"
+	admin       = "http://127.0.0.1:9090"
+	toolName    = "tool"
+	showcase    = "showcase"
+	installName = "install-agent"
+	nonRoot     = 65532 // the showcase's images' user, and the tool's
+)
+
+// Cluster is where the trials run, and how.
+type Cluster struct {
+	Client    kubernetes.Interface
+	Namespace string
+	// Run names this run's objects (the label LabelRun).
+	Run string
+	// Showcase is the instance's image (the gateway's), Agent the image
+	// holding showcase-agent.
+	Showcase, Agent string
+	// CPU and Memory are each container's requests and limits.
+	CPU, Memory resource.Quantity
+	// StartTimeout is how long a trial may take to start (scheduled, its
+	// images there, the instance ready) before it is recorded as not run.
+	StartTimeout time.Duration
+	// TTL is how long a finished Job stays if the runner does not delete
+	// it (the runner was killed).
+	TTL time.Duration
+}
+
+// Connect is a client for the kubeconfig (""; the usual: $KUBECONFIG,
+// ~/.kube/config, or in a Pod its service account), and the namespace
+// (""; the kubeconfig's).
+func Connect(kubeconfig, namespace string) (kubernetes.Interface, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if kubeconfig != "" {
+		rules.ExplicitPath = kubeconfig
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("kubeconfig: %w", err)
+	}
+	if namespace == "" {
+		if namespace, _, err = cc.Namespace(); err != nil {
+			return nil, "", fmt.Errorf("kubeconfig: %w", err)
+		}
+	}
+	cfg.UserAgent = "showcase-trials"
+	c, err := kubernetes.NewForConfig(cfg)
+	return c, namespace, err
+}
+
+// NewRun is a run's name: short, random, a label value.
+func NewRun() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "r" + hex.EncodeToString(b)
+}
+
+// Parallel is how many trials the nodes' allocatable CPU holds at once,
+// each trial's Pod asking twice cpu (the tool and the instance); an error
+// when the nodes cannot be listed (the runner's Role needs not allow it).
+func Parallel(ctx context.Context, c kubernetes.Interface, cpu resource.Quantity) (int, error) {
+	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	per := 2 * cpu.MilliValue()
+	if per <= 0 {
+		return 0, errors.New("no CPU per trial")
+	}
+	n := 0
+	for _, nd := range nodes.Items {
+		if nd.Spec.Unschedulable || !ready(nd) {
+			continue
+		}
+		n += int(nd.Status.Allocatable.Cpu().MilliValue() / per)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("no Ready node has %dm of CPU allocatable for a trial", per)
+	}
+	return n, nil
+}
+
+func ready(n corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// Execute runs the trial as a Job and collects its folder into s.Dir.
+func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) error {
+	if s.Tool.Image == "" {
+		return fmt.Errorf("%s: no image: on a cluster each tool names the image its command runs in", s.Tool.Name)
+	}
+	name := jobName(c.Run, s.Tool.Name, t.Number)
+	t.Where = "kube"
+	t.URL = base
+	t.Command = runner.Expand(s.Tool.Command, base, t.Seed, trialDir+"/"+trials.ToolDir)
+	t.Resources = &trials.Resources{CPU: c.CPU.String(), Memory: c.Memory.String()}
+	lbl := map[string]string{LabelManagedBy: ManagedBy, LabelRun: c.Run, LabelTool: label(s.Tool.Name), LabelTrial: strconv.Itoa(t.Number), LabelJob: name}
+	s.Say("%s trial %d: starting as Job %s/%s (seed %s): %s", t.Tool, t.Number, c.Namespace, name, t.Seed, strings.Join(t.Command, " "))
+
+	// The fence first, so that the Pod never runs without it; then the
+	// Job; then the fence owned by the Job, to go with it.
+	jobs := c.Client.BatchV1().Jobs(c.Namespace)
+	pols := c.Client.NetworkingV1().NetworkPolicies(c.Namespace)
+	pol, err := pols.Create(ctx, c.policy(name, lbl), metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("the trial's NetworkPolicy: %w", err)
+	}
+	job, err := jobs.Create(ctx, c.job(name, lbl, s, t), metav1.CreateOptions{})
+	if err != nil {
+		_ = pols.Delete(context.WithoutCancel(ctx), pol.Name, metav1.DeleteOptions{})
+		return fmt.Errorf("the trial's Job: %w", err)
+	}
+	pol.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))}
+	if _, err := pols.Update(ctx, pol, metav1.UpdateOptions{}); err != nil {
+		s.Say("%s trial %d: the NetworkPolicy's owner: %v (it stays until -clean)", t.Tool, t.Number, err)
+	}
+	// Whatever happens next, the Job and its Pod go before Execute returns.
+	defer func() {
+		if err := c.deleteJob(context.WithoutCancel(ctx), name); err != nil {
+			s.Say("%s trial %d: deleting Job %s: %v", t.Tool, t.Number, name, err)
+		}
+	}()
+
+	pod, why := c.waitStarted(ctx, name)
+	if pod == nil {
+		t.NotRun = why
+		return nil
+	}
+	t.Pod, t.Node = pod.Name, pod.Spec.NodeName
+	if why != "" {
+		t.NotRun = why
+		return nil
+	}
+
+	// The instance's log and the tool's, followed until each container
+	// ends. Interrupted, the runner deletes the Job: the Pod's containers
+	// get SIGTERM, the agent stops the tool as at the budget and writes
+	// its folder, and the logs run to their end.
+	follow := context.WithoutCancel(ctx)
+	var wg sync.WaitGroup
+	var serverErr error
+	wg.Go(func() { serverErr = c.followTo(follow, pod.Name, showcase, filepath.Join(s.Dir, trials.ServerLog)) })
+	toolLog := filepath.Join(s.Dir, "agent.log")
+	toolDone := make(chan error, 1)
+	go func() { toolDone <- c.followTo(follow, pod.Name, toolName, toolLog) }()
+	var followErr error
+	select {
+	case followErr = <-toolDone:
+	case <-ctx.Done():
+		s.Say("%s trial %d: interrupted: deleting Job %s, the tool stopped as at its budget", t.Tool, t.Number, name)
+		if err := c.deleteJob(follow, name); err != nil {
+			s.Say("%s trial %d: deleting Job %s: %v", t.Tool, t.Number, name, err)
+		}
+		followErr = <-toolDone
+	}
+	wg.Wait()
+
+	// What the Pod says of itself now: its images' digests, how its
+	// containers ended.
+	final, err := c.Client.CoreV1().Pods(c.Namespace).Get(follow, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		final = pod
+	}
+	t.Images = images(final)
+	f, err := os.Open(toolLog)
+	if err == nil {
+		err = agent.ReadFolder(f, s.Dir)
+		f.Close()
+	}
+	if err == nil {
+		_ = os.Remove(toolLog)
+		return c.apply(s.Dir, t)
+	}
+	// No folder came back: Kubernetes says why, or the log does.
+	if why := ended(final); why != "" {
+		t.NotRun = why
+	} else {
+		t.NotRun = fmt.Sprintf("the agent's folder did not come back: %v (its log: %s)", errors.Join(err, followErr, serverErr), toolLog)
+	}
+	return nil
+}
+
+// apply reads what the agent said into the trial.
+func (c *Cluster) apply(dir string, t *trials.Trial) error {
+	raw, err := os.ReadFile(filepath.Join(dir, agent.ResultFile))
+	if err != nil {
+		return err
+	}
+	var r agent.Result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return fmt.Errorf("%s: %w", agent.ResultFile, err)
+	}
+	t.Start, t.Seconds, t.Outcome, t.ExitCode, t.Signals, t.Machine = r.Start, r.Seconds, r.Outcome, r.ExitCode, r.Signals, r.Machine
+	if r.Error != "" {
+		t.NotRun = "the instance: " + r.Error
+	}
+	// Times: the tool, the instance and the agent share the node's clock.
+	t.InstanceSince = nil
+	return nil
+}
+
+// jobName is a Job's name: the run, the tool and the trial, within the
+// 63 characters of a label value (the Job controller labels its Pods
+// with it).
+func jobName(run, tool string, n int) string {
+	suffix := fmt.Sprintf("-%02d", n)
+	prefix := "trial-" + run + "-"
+	t := label(tool)
+	if room := 63 - len(prefix) - len(suffix); len(t) > room {
+		t = strings.TrimRight(t[:room], "-.")
+	}
+	return prefix + t + suffix
+}
+
+// label is a name as a label value and a DNS label: lower-case letters,
+// digits and dashes.
+func label(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('-')
+		}
+	}
+	s := strings.Trim(b.String(), "-")
+	if len(s) > 63 {
+		s = strings.TrimRight(s[:63], "-")
+	}
+	if s == "" {
+		s = "tool"
+	}
+	return s
+}
+
+// policy is the trial's fence: its Pod takes no packet in and sends none
+// out (the tool reaches the instance on the Pod's loopback, which no
+// NetworkPolicy touches).
+func (c *Cluster) policy(name string, lbl map[string]string) *networkingv1.NetworkPolicy {
+	return &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: lbl},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{LabelJob: name}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
+		},
+	}
+}
+
+func (c *Cluster) resources() corev1.ResourceRequirements {
+	rl := corev1.ResourceList{corev1.ResourceCPU: c.CPU, corev1.ResourceMemory: c.Memory}
+	return corev1.ResourceRequirements{Requests: rl, Limits: rl.DeepCopy()}
+}
+
+// restricted is a container's part of the restricted Pod Security profile.
+func restricted() *corev1.SecurityContext {
+	return &corev1.SecurityContext{
+		AllowPrivilegeEscalation: ptr.To(false),
+		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		RunAsNonRoot:             ptr.To(true),
+		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
+}
+
+func (c *Cluster) job(name string, lbl map[string]string, s runner.Spec, t *trials.Trial) *batchv1.Job {
+	l := s.Limits
+	grace := int64(math.Ceil((l.InterruptGrace + l.TermGrace).Seconds())) + 30
+	deadline := int64(math.Ceil((c.StartTimeout + l.Budget + l.InterruptGrace + l.TermGrace).Seconds())) + 120
+	vol := func(n string) corev1.Volume {
+		return corev1.Volume{Name: n, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+	}
+	agentCmd := append([]string{agentDir + "/showcase-agent", "run", "-dir", trialDir, "-admin", admin,
+		"-budget", l.Budget.String(), "-interrupt-grace", l.InterruptGrace.String(), "-term-grace", l.TermGrace.String(), "--"}, t.Command...)
+	return &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: lbl},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            ptr.To[int32](0),
+			ActiveDeadlineSeconds:   ptr.To(deadline),
+			TTLSecondsAfterFinished: ptr.To(int32(c.TTL.Seconds())),
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: lbl},
+				Spec: corev1.PodSpec{
+					RestartPolicy:                 corev1.RestartPolicyNever,
+					AutomountServiceAccountToken:  ptr.To(false),
+					EnableServiceLinks:            ptr.To(false),
+					TerminationGracePeriodSeconds: ptr.To(grace),
+					SecurityContext: &corev1.PodSecurityContext{
+						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](nonRoot), RunAsGroup: ptr.To[int64](nonRoot), FSGroup: ptr.To[int64](nonRoot),
+						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+					},
+					Volumes: []corev1.Volume{vol("agent"), vol("trial"), vol("tmp")},
+					InitContainers: []corev1.Container{{
+						Name: installName, Image: c.Agent, ImagePullPolicy: corev1.PullIfNotPresent,
+						Command:         []string{"/service", "install", agentDir},
+						VolumeMounts:    []corev1.VolumeMount{{Name: "agent", MountPath: agentDir}},
+						Resources:       c.resources(),
+						SecurityContext: restricted(),
+					}, {
+						// A native sidecar: it starts before the tool, is ready
+						// (its /readyz) before the tool starts, and is stopped once
+						// the tool has ended.
+						Name: showcase, Image: c.Showcase, ImagePullPolicy: corev1.PullIfNotPresent,
+						RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways),
+						Env: []corev1.EnvVar{{Name: "DEFECTS", Value: s.Defects.String()},
+							{Name: "ADDR", Value: "127.0.0.1:8080"}, {Name: "ADMIN_ADDR", Value: "127.0.0.1:9090"}},
+						StartupProbe: &corev1.Probe{
+							ProbeHandler:  corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/service", "healthcheck"}}},
+							PeriodSeconds: 1, FailureThreshold: int32(max(c.StartTimeout.Seconds(), 30)), TimeoutSeconds: 2,
+						},
+						Resources:       c.resources(),
+						SecurityContext: restricted(),
+					}},
+					Containers: []corev1.Container{{
+						Name: toolName, Image: s.Tool.Image, ImagePullPolicy: corev1.PullIfNotPresent,
+						Command:    agentCmd,
+						WorkingDir: trialDir,
+						Env:        []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}, {Name: "TMPDIR", Value: "/tmp"}},
+						VolumeMounts: []corev1.VolumeMount{{Name: "agent", MountPath: agentDir, ReadOnly: true},
+							{Name: "trial", MountPath: trialDir}, {Name: "tmp", MountPath: "/tmp"}},
+						Resources:       c.resources(),
+						SecurityContext: restricted(),
+					}},
+				},
+			},
+		},
+	}
+}
+
+// podsOf lists and watches the Pods of one Job.
+func (c *Cluster) podsOf(name string) cache.ListerWatcher {
+	sel := labels.SelectorFromSet(labels.Set{LabelJob: name}).String()
+	pods := c.Client.CoreV1().Pods(c.Namespace)
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = sel
+			return pods.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = sel
+			return pods.Watch(ctx, o)
+		},
+	}
+}
+
+// waitStarted watches the Job's Pod until its tool's container has
+// started (the Pod, and ""), or until it is plain the trial cannot run
+// (the Pod if there is one, and Kubernetes' reason), or StartTimeout
+// passes (then the Pod's state at that moment is the reason).
+func (c *Cluster) waitStarted(ctx context.Context, name string) (*corev1.Pod, string) {
+	wctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
+	defer cancel()
+	var last *corev1.Pod
+	var why string
+	_, err := watchtools.UntilWithSync(wctx, c.podsOf(name), &corev1.Pod{}, nil, func(e watch.Event) (bool, error) {
+		p, ok := e.Object.(*corev1.Pod)
+		if !ok || e.Type == watch.Deleted {
+			return false, nil
+		}
+		last = p
+		if why = cannotRun(p); why != "" {
+			return true, nil
+		}
+		return started(p), nil
+	})
+	switch {
+	case err == nil:
+		return last, why
+	case ctx.Err() != nil:
+		return last, "interrupted before it started"
+	case last == nil:
+		return nil, fmt.Sprintf("no Pod within %s: %v", c.StartTimeout, err)
+	default:
+		return last, fmt.Sprintf("not started within %s: %s", c.StartTimeout, pending(last))
+	}
+}
+
+func started(p *corev1.Pod) bool {
+	for _, s := range p.Status.ContainerStatuses {
+		if s.Name == toolName && (s.State.Running != nil || s.State.Terminated != nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// cannotRun is Kubernetes' reason why a Pod will not run its tool, or "".
+func cannotRun(p *corev1.Pod) string {
+	if p.Status.Phase == corev1.PodFailed && !started(p) {
+		return reason(p.Status.Reason, p.Status.Message, "the Pod failed")
+	}
+	if p.DeletionTimestamp != nil && !started(p) {
+		return "the Pod was deleted before it started"
+	}
+	all := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, s := range all {
+		if w := s.State.Waiting; w != nil {
+			switch w.Reason {
+			case "ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "RunContainerError":
+				return fmt.Sprintf("container %s (%s): %s", s.Name, s.Image, reason(w.Reason, w.Message, ""))
+			}
+		}
+		if x := s.State.Terminated; x != nil && s.Name != toolName && (x.Reason == "OOMKilled" || s.Name == installName && x.ExitCode != 0) {
+			return fmt.Sprintf("container %s: %s", s.Name, reason(x.Reason, x.Message, fmt.Sprintf("exit %d", x.ExitCode)))
+		}
+	}
+	return ""
+}
+
+// pending says why a Pod has not started: unschedulable, or its
+// containers' waiting reasons.
+func pending(p *corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status != corev1.ConditionTrue {
+			return reason(c.Reason, c.Message, "not scheduled")
+		}
+	}
+	var parts []string
+	all := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, s := range all {
+		if w := s.State.Waiting; w != nil {
+			parts = append(parts, fmt.Sprintf("container %s: %s", s.Name, reason(w.Reason, w.Message, "waiting")))
+		} else if s.Started != nil && !*s.Started {
+			parts = append(parts, fmt.Sprintf("container %s: not started (its startup probe)", s.Name))
+		}
+	}
+	if len(parts) == 0 {
+		return "Pod " + string(p.Status.Phase)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ended is Kubernetes' reason why a Pod that started gave back no folder
+// (evicted, its tool's container killed for its memory), or "".
+func ended(p *corev1.Pod) string {
+	if p.Status.Reason != "" {
+		return reason(p.Status.Reason, p.Status.Message, "")
+	}
+	for _, s := range p.Status.ContainerStatuses {
+		if x := s.State.Terminated; x != nil && s.Name == toolName && x.Reason != "Completed" {
+			return fmt.Sprintf("container %s: %s", s.Name, reason(x.Reason, x.Message, fmt.Sprintf("exit %d", x.ExitCode)))
+		}
+	}
+	return ""
+}
+
+func reason(r, msg, fallback string) string {
+	switch {
+	case r == "" && msg == "":
+		return fallback
+	case msg == "":
+		return r
+	case r == "":
+		return msg
+	}
+	return r + ": " + msg
+}
+
+func images(p *corev1.Pod) []trials.Image {
+	var out []trials.Image
+	all := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
+	for _, s := range all {
+		out = append(out, trials.Image{Container: s.Name, Image: s.Image, Digest: s.ImageID})
+	}
+	return out
+}
+
+// followTo follows a container's log into a file, until the container
+// ends.
+func (c *Cluster) followTo(ctx context.Context, pod, container, file string) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rc, err := c.Client.CoreV1().Pods(c.Namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container, Follow: true}).Stream(ctx)
+	if err != nil {
+		return fmt.Errorf("%s's log: %w", container, err)
+	}
+	defer rc.Close()
+	_, err = io.Copy(f, rc)
+	return err
+}
+
+// deleteJob deletes a Job with its Pods (foreground: the Job goes once
+// its Pod is gone) and waits until it is gone.
+func (c *Cluster) deleteJob(ctx context.Context, name string) error {
+	jobs := c.Client.BatchV1().Jobs(c.Namespace)
+	err := jobs.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return waitGone(ctx, jobs, name)
+}
+
+// waitGone watches one Job until it is deleted.
+func waitGone(ctx context.Context, jobs interface {
+	List(context.Context, metav1.ListOptions) (*batchv1.JobList, error)
+	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+}, name string) error {
+	sel := fields.OneTermEqualSelector("metadata.name", name).String()
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.FieldSelector = sel
+			return jobs.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.FieldSelector = sel
+			return jobs.Watch(ctx, o)
+		},
+	}
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	_, err := watchtools.UntilWithSync(wctx, lw, &batchv1.Job{}, func(store cache.Store) (bool, error) {
+		return len(store.List()) == 0, nil
+	}, func(e watch.Event) (bool, error) { return e.Type == watch.Deleted, nil })
+	return err
+}
+
+// Clean deletes what runs left in the namespace (run "": every run's):
+// their Jobs with their Pods, their NetworkPolicies, and any Pod of theirs
+// left without its Job. It says what it deleted.
+func Clean(ctx context.Context, c kubernetes.Interface, namespace, run string, say func(string, ...any)) error {
+	set := labels.Set{LabelManagedBy: ManagedBy}
+	if run != "" {
+		set[LabelRun] = run
+	}
+	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set).String()}
+	fg := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}
+	var errs []error
+	jobs, err := c.BatchV1().Jobs(namespace).List(ctx, sel)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs.Items {
+		if err := c.BatchV1().Jobs(namespace).Delete(ctx, j.Name, fg); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+			continue
+		}
+		say("deleted Job %s/%s", namespace, j.Name)
+	}
+	for _, j := range jobs.Items {
+		if err := waitGone(ctx, c.BatchV1().Jobs(namespace), j.Name); err != nil {
+			errs = append(errs, fmt.Errorf("Job %s: %w", j.Name, err))
+		}
+	}
+	pols, err := c.NetworkingV1().NetworkPolicies(namespace).List(ctx, sel)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, p := range pols.Items {
+		if err := c.NetworkingV1().NetworkPolicies(namespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+			continue
+		}
+		say("deleted NetworkPolicy %s/%s", namespace, p.Name)
+	}
+	pods, err := c.CoreV1().Pods(namespace).List(ctx, sel)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, p := range pods.Items {
+		if err := c.CoreV1().Pods(namespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, err)
+			continue
+		}
+		say("deleted Pod %s/%s", namespace, p.Name)
+	}
+	return errors.Join(errs...)
+}
