@@ -22,6 +22,15 @@ USER 65532:65532
 EXPOSE 8080-8084 9090-9094
 ENTRYPOINT ["/service"]
 
+# The reference tool's image, for trials on a cluster (showcase-trials -on
+# kube): showcase-replay on the PATH, as a tool's published image has its
+# program.
+FROM scratch AS replay
+COPY bin/showcase-replay /usr/local/bin/showcase-replay
+ENV PATH=/usr/local/bin
+USER 65532:65532
+ENTRYPOINT ["showcase-replay"]
+
 FROM golang:1.26 AS build
 ARG SERVICE
 WORKDIR /src

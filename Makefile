@@ -68,7 +68,7 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
 
-## build: static binaries of the five programs, the scorer showcase-score, the trial runner showcase-trials and its reference tool showcase-replay, and the load test showcase-load, in ./bin
+## build: static binaries of the five programs, the scorer showcase-score, the trial runner showcase-trials, its reference tool showcase-replay and its in-Pod agent showcase-agent, and the load test showcase-load, in ./bin
 build:
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
@@ -77,14 +77,17 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-score ./judge/cmd/showcase-score
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-trials ./judge/cmd/showcase-trials
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-replay ./judge/cmd/showcase-replay
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-agent ./judge/cmd/showcase-agent
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-load ./tools/cmd/showcase-load
 
-## images: the five images, FROM scratch with the binaries built here (no image is pulled)
+## images: the five images, and for trials on a cluster the agent's and the reference tool's (showcase-replay on its PATH), FROM scratch with the binaries built here (no image is pulled)
 images: build
-	@set -e; for c in $(CMDS); do \
+	@set -e; for c in $(CMDS) showcase-agent; do \
 		docker build -q --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG) . >/dev/null 2>&1 || docker build --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG) .; \
 		docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG); \
 	done
+	@docker build -q --target replay -t $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG) . >/dev/null 2>&1 || docker build --target replay -t $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG) .
+	@docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG)
 
 ## compose-up: the five containers (make images first); API :8080, admin :9090
 compose-up:

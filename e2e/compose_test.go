@@ -77,7 +77,7 @@ func TestComposeEndToEnd(t *testing.T) {
 	tag := fmt.Sprintf("e2e-%d", os.Getpid())
 	run(t, nil, "make", "-C", "..", "images", "SHOWCASE_TAG="+tag)
 	t.Cleanup(func() {
-		for _, svc := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc"} {
+		for _, svc := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay"} {
 			_ = exec.Command("docker", "rmi", "defect-showcase/"+svc+":"+tag).Run()
 		}
 	})
@@ -136,7 +136,7 @@ func composeExposure(t *testing.T, client *http.Client, admin string, on bool) {
 // Each image is a static binary in an empty image: under 20 MB, run as a
 // non-root user, no shell to exec into.
 func checkImages(t *testing.T, tag string) {
-	for _, svc := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc"} {
+	for _, svc := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay"} {
 		image := "defect-showcase/" + svc + ":" + tag
 		var size int64
 		fmt.Sscan(strings.TrimSpace(run(t, nil, "docker", "image", "inspect", "-f", "{{.Size}}", image)), &size)

@@ -115,7 +115,7 @@ func TestKubernetesNode(t *testing.T) {
 		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
 			t.Errorf("kube-down: %v\n%s", err, out)
 		}
-		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "pause", "netprobe"} {
+		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay", "pause", "netprobe"} {
 			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag).Run()
 		}
 	})
@@ -178,6 +178,7 @@ func TestKubernetesNode(t *testing.T) {
 				t.Run("Prometheus discovers the Pods and reads back a load", func(t *testing.T) { kubeScraped(t, node) })
 				t.Run("the autoscaler scales the gateway up and back", func(t *testing.T) { kubeAutoscaled(t, node) })
 				t.Run("the disruption budget holds at the Eviction API", func(t *testing.T) { kubeDisruptionBudget(t, node) })
+				t.Run("a campaign runs as Kubernetes Jobs", func(t *testing.T) { kubeCampaign(t, node, tag) })
 			}
 		})
 		down := run(t, nil, "make", "-C", "..", "kube-down")

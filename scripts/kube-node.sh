@@ -364,7 +364,9 @@ image_ours() { docker image inspect -f "{{index .Config.Labels \"$IMAGE_LABEL\"}
 images() {
 	build_image "$PREFIX/pause:$TAG" --target prebuilt --build-arg SERVICE=showcase-pause "$repo"
 	local imgs=("$PREFIX/pause:$TAG") svc
-	for svc in gateway security-svc errors-svc conformance-svc performance-svc; do
+	# The workload's, and for trials as Jobs the agent's and the reference
+	# tool's: a node with no registry runs what it was given.
+	for svc in gateway security-svc errors-svc conformance-svc performance-svc showcase-agent showcase-replay; do
 		docker image inspect "$PREFIX/$svc:$TAG" >/dev/null 2>&1 || die "no image $PREFIX/$svc:$TAG: make images SHOWCASE_TAG=$TAG builds it"
 		imgs+=("$PREFIX/$svc:$TAG")
 	done

@@ -442,10 +442,27 @@ func (c *Cluster) waitStarted(ctx context.Context, name string) (*corev1.Pod, st
 	case ctx.Err() != nil:
 		return last, "interrupted before it started"
 	case last == nil:
-		return nil, fmt.Sprintf("no Pod within %s: %v", c.StartTimeout, err)
+		return nil, fmt.Sprintf("no Pod within %s: %s", c.StartTimeout, c.jobEvents(ctx, name))
 	default:
 		return last, fmt.Sprintf("not started within %s: %s", c.StartTimeout, pending(last))
 	}
+}
+
+// jobEvents is what the Job's last warning says (why its Pod was not
+// made: a quota, an admission policy).
+func (c *Cluster) jobEvents(ctx context.Context, name string) string {
+	evs, err := c.Client.CoreV1().Events(c.Namespace).List(context.WithoutCancel(ctx), metav1.ListOptions{
+		FieldSelector: fields.Set{"involvedObject.kind": "Job", "involvedObject.name": name}.String()})
+	if err != nil {
+		return "the Job's events: " + err.Error()
+	}
+	msg := "the Job made none, and its events say nothing"
+	for _, e := range evs.Items {
+		if e.Type == corev1.EventTypeWarning {
+			msg = reason(e.Reason, e.Message, msg)
+		}
+	}
+	return msg
 }
 
 func started(p *corev1.Pod) bool {

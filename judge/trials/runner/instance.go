@@ -16,6 +16,7 @@ import (
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/agent"
 	"github.com/defectshowcase/showcase/platform/server"
 )
 
@@ -125,27 +126,5 @@ func (in *instance) reset(ctx context.Context) error {
 // Truth is the instance's ground truth with its counts, as served,
 // indented.
 func (in *instance) Truth(ctx context.Context) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, in.admin+gateway.PathDefects, nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := in.client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("the ground truth: %w", err)
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil || res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("the ground truth: %s %v", res.Status, err)
-	}
-	var t catalogue.Truth
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, fmt.Errorf("the ground truth: %w", err)
-	}
-	if t.Requests == nil || t.ExposureSince == nil {
-		return nil, fmt.Errorf("the ground truth is of version %d, without the counts a trial needs (version %d)", t.Version, catalogue.Version)
-	}
-	var pretty bytes.Buffer
-	_ = json.Indent(&pretty, raw, "", "  ")
-	return pretty.Bytes(), nil
+	return agent.FetchTruth(ctx, in.client, in.admin)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/judge/trials/agent"
 )
 
 // A trial's fresh instance is the server make run starts, with its limits:
@@ -48,5 +50,12 @@ func TestFreshInstanceIsMakeRuns(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(dir, "server.log"))
 	if err != nil || !strings.Contains(string(log), `"msg":"listening"`) || !strings.Contains(string(log), `"msg":"stopped"`) {
 		t.Errorf("the instance's log: %v\n%s", err, log)
+	}
+}
+
+// The agent asks the admin port where the gateway serves the ground truth.
+func TestAgentAsksTheGatewaysPath(t *testing.T) {
+	if agent.PathDefects != gateway.PathDefects {
+		t.Errorf("agent.PathDefects %q, the gateway's %q", agent.PathDefects, gateway.PathDefects)
 	}
 }
