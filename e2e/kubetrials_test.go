@@ -25,27 +25,32 @@ import (
 // trialsNS is the namespace deploy/k8s/trials makes for the runner.
 const trialsNS = "showcase-trials"
 
-// campaignFile is the issue's example experiment, with the reference tool
-// and the weak one, at the images make images built with the test's tag
-// (make kube-up loads them into the node, which has no registry).
-func campaignFile(tag string, trialCount int, budget string, weakArgs ...string) string {
-	weak := append([]string{"showcase-replay", "-weak", "-seed", `"{seed}"`}, weakArgs...)
-	weak = append(weak, "-base", `"{url}"`, "-out", `"{out}/report.csv"`)
-	return fmt.Sprintf(`trials: %d
-budget: %s
-defects: all
-resources: {cpu: 200m, memory: 256Mi}   # per trial, for the tool and the instance each
-showcase: {image: defect-showcase/gateway:%[3]s, agent: defect-showcase/showcase-agent:%[3]s}
-tools:
-  - name: replay
-    image: defect-showcase/showcase-replay:%[3]s
-    command: [showcase-replay, -base, "{url}", -out, "{out}/report.csv"]
-    report: report.csv
-  - name: weak
-    image: defect-showcase/showcase-replay:%[3]s
-    command: [%s]
-    report: report.csv
-`, trialCount, budget, tag, strings.Join(weak, ", "))
+// campaignFile is the repository's example experiment (the reference tool
+// and the weak one), as written but for what this node needs: the images
+// at the tag make images built them with here (make kube-up loads them
+// into the node, which has no registry), fewer trials, a shorter budget,
+// CPU that three trials at once leave the node, and the weak tool's
+// extra flags.
+func campaignFile(t *testing.T, tag string, trialCount int, budget string, weakArgs ...string) string {
+	t.Helper()
+	raw, err := os.ReadFile("../judge/experiments/reference.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(raw)
+	for _, r := range [][2]string{
+		{":latest", ":" + tag},
+		{"\ntrials: 10\n", fmt.Sprintf("\ntrials: %d\n", trialCount)},
+		{"\nbudget: 10m\n", "\nbudget: " + budget + "\n"},
+		{`resources: {cpu: "1", memory: 512Mi}`, "resources: {cpu: 200m, memory: 256Mi}\nshowcase: {image: defect-showcase/gateway:" + tag + ", agent: defect-showcase/showcase-agent:" + tag + "}"},
+		{`-weak, -seed, "{seed}",`, strings.Join(append([]string{`-weak, -seed, "{seed}"`}, weakArgs...), ", ") + ","},
+	} {
+		if !strings.Contains(s, r[0]) {
+			t.Fatalf("judge/experiments/reference.yaml has no %q to change", r[0])
+		}
+		s = strings.ReplaceAll(s, r[0], r[1])
+	}
+	return s
 }
 
 // A campaign as Kubernetes Jobs on the node, by the runner with the
@@ -90,7 +95,7 @@ current-context: node
 		t.Fatalf("the runner's Role reaches the nodes (cluster-wide): %s", out)
 	}
 	file := filepath.Join(dir, "experiment.yaml")
-	writeFile(t, file, campaignFile(tag, 6, "1m"))
+	writeFile(t, file, campaignFile(t, tag, 6, "1m"))
 
 	// The same file on this machine, for the answers to compare with.
 	local := filepath.Join(dir, "local")
@@ -175,7 +180,7 @@ current-context: node
 	t.Run("a Pod of a trial is Guaranteed, restricted and fenced", func(t *testing.T) {
 		// A trial long enough to look at its Pod while it runs.
 		f := filepath.Join(dir, "slow.yaml")
-		writeFile(t, f, weakOnly(campaignFile(tag, 1, "40s", "-p", "1", "-pause", "30s")))
+		writeFile(t, f, weakOnly(campaignFile(t, tag, 1, "40s", "-p", "1", "-pause", "30s")))
 		cmd, out := startTrials(t, runnerBin, "-experiment", f, "-on", "kube", "-kubeconfig", roleConfig, "-parallel", "1", "-out", filepath.Join(dir, "slow"))
 		run := waitRun(t, out)
 		pod := waitRunning(t, node, run)
@@ -213,7 +218,7 @@ current-context: node
 
 	t.Run("an image that does not exist is recorded as not run", func(t *testing.T) {
 		f := filepath.Join(dir, "missing.yaml")
-		writeFile(t, f, strings.Replace(campaignFile(tag, 1, "30s"), "image: defect-showcase/showcase-replay:"+tag+"\n    command: [showcase-replay, -base", "image: defect-showcase/no-such-tool:"+tag+"\n    command: [showcase-replay, -base", 1))
+		writeFile(t, f, strings.Replace(campaignFile(t, tag, 1, "30s"), "image: defect-showcase/showcase-replay:"+tag+"\n    command: [showcase-replay, -base", "image: defect-showcase/no-such-tool:"+tag+"\n    command: [showcase-replay, -base", 1))
 		// The administrator's kubeconfig: the runner reads the nodes, and
 		// runs what their CPU holds at once.
 		out := runTrials(t, nil, runnerBin, "-experiment", f, "-on", "kube", "-kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-namespace", trialsNS, "-out", filepath.Join(dir, "missing"))
@@ -234,7 +239,7 @@ current-context: node
 
 	t.Run("killed, it leaves what a TTL and -clean remove", func(t *testing.T) {
 		f := filepath.Join(dir, "killed.yaml")
-		writeFile(t, f, weakOnly(campaignFile(tag, 1, "40s", "-p", "1", "-pause", "30s")))
+		writeFile(t, f, weakOnly(campaignFile(t, tag, 1, "40s", "-p", "1", "-pause", "30s")))
 		cmd, out := startTrials(t, runnerBin, "-experiment", f, "-on", "kube", "-kubeconfig", roleConfig, "-parallel", "2", "-out", filepath.Join(dir, "killed"))
 		run := waitRun(t, out)
 		waitRunning(t, node, run)

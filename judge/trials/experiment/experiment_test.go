@@ -92,3 +92,15 @@ func TestParseErrors(t *testing.T) {
 		})
 	}
 }
+
+// The repository's example (docs/trials.md runs it) reads as it says.
+func TestShippedExample(t *testing.T) {
+	e, err := Read("../../experiments/reference.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Trials != 10 || e.Budget != 10*time.Minute || len(e.Tools) != 2 || e.Tools[1].Name != "weak" ||
+		e.Tools[0].Image != "defect-showcase/showcase-replay:latest" || e.Showcase != DefaultShowcaseImage || e.Resources.Memory.String() != "512Mi" {
+		t.Errorf("%+v", e)
+	}
+}
