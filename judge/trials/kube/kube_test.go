@@ -1,0 +1,114 @@
+package kube
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/budget"
+	"github.com/defectshowcase/showcase/judge/trials/runner"
+)
+
+// A Job's name is a label value (the Job controller labels its Pods with
+// it) and a DNS label, whatever the tool is called.
+func TestJobName(t *testing.T) {
+	for _, c := range []struct {
+		tool string
+		want string
+	}{
+		{"replay", "trial-r0011aabb-replay-03"},
+		{"Schemathesis 4.9.5", "trial-r0011aabb-schemathesis-4-9-5-03"},
+		{strings.Repeat("very long name ", 10), ""},
+		{"∅", "trial-r0011aabb-tool-03"},
+	} {
+		got := jobName("r0011aabb", c.tool, 3)
+		if len(got) > 63 || !strings.HasSuffix(got, "-03") || strings.Contains(got, "--") || (c.want != "" && got != c.want) {
+			t.Errorf("%q: %q (%d characters)", c.tool, got, len(got))
+		}
+	}
+}
+
+// Every container of a trial's Pod has requests equal to its limits (the
+// Pod is Guaranteed), runs as no root with nothing to escalate (the
+// restricted profile), and the instance is a native sidecar that the tool
+// waits for.
+func TestTrialPod(t *testing.T) {
+	c := &Cluster{Namespace: "ns", Run: "r1", Showcase: "s:1", Agent: "a:1", CPU: resource.MustParse("250m"), Memory: resource.MustParse("256Mi"),
+		StartTimeout: time.Minute, TTL: 10 * time.Minute}
+	s := runner.Spec{Tool: runner.Tool{Name: "x", Image: "x:1", Command: []string{"x"}}, Defects: catalogue.None(),
+		Limits: budget.Limits{Budget: time.Minute, InterruptGrace: 10 * time.Second, TermGrace: 5 * time.Second}}
+	tr := &trials.Trial{Command: []string{"x", "-u", base}}
+	j := c.job("trial-r1-x-01", map[string]string{LabelJob: "trial-r1-x-01"}, s, tr)
+	p := j.Spec.Template.Spec
+	if *j.Spec.BackoffLimit != 0 || *j.Spec.TTLSecondsAfterFinished != 600 || p.RestartPolicy != corev1.RestartPolicyNever || *p.AutomountServiceAccountToken {
+		t.Errorf("job %+v", j.Spec)
+	}
+	all := append(append([]corev1.Container{}, p.InitContainers...), p.Containers...)
+	if len(all) != 3 {
+		t.Fatalf("%d containers", len(all))
+	}
+	for _, ct := range all {
+		r := ct.Resources
+		if !r.Requests.Cpu().Equal(*r.Limits.Cpu()) || !r.Requests.Memory().Equal(*r.Limits.Memory()) || r.Limits.Cpu().String() != "250m" {
+			t.Errorf("%s: requests %v, limits %v", ct.Name, r.Requests, r.Limits)
+		}
+		sc := ct.SecurityContext
+		if sc == nil || *sc.AllowPrivilegeEscalation || !*sc.RunAsNonRoot || len(sc.Capabilities.Drop) != 1 || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+			t.Errorf("%s: %+v", ct.Name, sc)
+		}
+		if ct.ImagePullPolicy != corev1.PullIfNotPresent {
+			t.Errorf("%s pulls %s", ct.Name, ct.ImagePullPolicy)
+		}
+	}
+	side := p.InitContainers[1]
+	if side.Name != showcase || side.RestartPolicy == nil || *side.RestartPolicy != corev1.ContainerRestartPolicyAlways || side.StartupProbe == nil {
+		t.Errorf("the instance is not a native sidecar with a start probe: %+v", side)
+	}
+	env := map[string]string{}
+	for _, e := range side.Env {
+		env[e.Name] = e.Value
+	}
+	if env["DEFECTS"] != "none" || env["ADDR"] != "127.0.0.1:8080" || env["ADMIN_ADDR"] != "127.0.0.1:9090" {
+		t.Errorf("the instance's settings: %v", env)
+	}
+	tool := p.Containers[0]
+	if got := strings.Join(tool.Command, " "); got != "/agent/showcase-agent run -dir /trial -admin http://127.0.0.1:9090 -budget 1m0s -interrupt-grace 10s -term-grace 5s -- x -u http://127.0.0.1:8080" {
+		t.Errorf("the tool's command: %s", got)
+	}
+	if *p.TerminationGracePeriodSeconds < 15 {
+		t.Errorf("the Pod's grace %d is shorter than the tool's graces", *p.TerminationGracePeriodSeconds)
+	}
+}
+
+// Kubernetes' reasons, as a trial not run records them.
+func TestReasons(t *testing.T) {
+	waiting := func(name, reason, msg string) corev1.ContainerStatus {
+		return corev1.ContainerStatus{Name: name, Image: name + ":1", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}
+	}
+	p := &corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{waiting(toolName, "ErrImagePull", "not found")}}}
+	if got := cannotRun(p); got != "container tool (tool:1): ErrImagePull: not found" {
+		t.Errorf("image: %q", got)
+	}
+	p = &corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{waiting(toolName, "ContainerCreating", "")}}}
+	if got := cannotRun(p); got != "" {
+		t.Errorf("creating: %q", got)
+	}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: "Unschedulable", Message: "0/1 nodes are available: 1 Insufficient cpu."}}
+	if got := pending(p); got != "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu." {
+		t.Errorf("unschedulable: %q", got)
+	}
+	p = &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted", Message: "The node was low on resource: memory."}}
+	if got := ended(p); got != "Evicted: The node was low on resource: memory." {
+		t.Errorf("evicted: %q", got)
+	}
+	p = &corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{Name: toolName,
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}}}}}
+	if got := ended(p); got != "container tool: OOMKilled" {
+		t.Errorf("OOM: %q", got)
+	}
+}
