@@ -1,7 +1,9 @@
 // Package runner runs the trials: a tool's own command line, N times,
 // each against a fresh instance of the showcase (the server make run
 // starts, in this process, on loopback ports of its own) or a running
-// deployment reset in between, within a time budget; at the budget it
+// deployment reset in between, within a time budget. Where a trial runs
+// is one seam, Executor: Local here, or the kube package's Cluster (each
+// trial a Kubernetes Job); what follows it is the same. At the budget it
 // interrupts the tool as a terminal does, SIGINT, then SIGTERM, then
 // SIGKILL, each after a grace period it records, so that a tool can close
 // its report. Each trial's folder keeps the tool's report and log, the
