@@ -34,6 +34,28 @@ KUBE_ROUTER_VERSION=v2.1.0
 PROMETHEUS_VERSION=3.16.0
 kube_bin=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$KUBE_VERSION}
 
+# prefetch: download, in parallel, every module the builds below need
+# (go build -n loads the packages, so it fetches what they import, and
+# compiles nothing); scripts/test-deps.sh runs it in the background from
+# its start, so that the network's work overlaps apt's and the compiler's.
+# Go's module cache locks each module: a build that needs one while it is
+# still coming waits for it.
+if [ "${1:-}" = prefetch ]; then
+	[ -x "$kube_bin/kubelet" ] && [ -x "$kube_bin/kubectl" ] && [ -x "$kube_bin/kube-apiserver" ] ||
+		(cd "$(dirname "$0")/../e2e/kubeplane" && GOFLAGS=-mod=readonly GOWORK=off go build -n k8s.io/kubernetes/cmd/kube-apiserver \
+			k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet \
+			k8s.io/kubernetes/cmd/kube-proxy k8s.io/kubernetes/cmd/kubectl >/dev/null 2>&1) &
+	for p in "coredns github.com/coredns/coredns@${COREDNS_VERSION}" \
+		"prometheus github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION} -mod=mod" \
+		"metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION} -mod=mod" \
+		"kube-router github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION} -mod=mod"; do
+		read -r name pkg goflags <<<"$p"
+		[ -x "$kube_bin/$name" ] || (cd / && GOFLAGS="$goflags" GOWORK=off go install -n "$pkg" >/dev/null 2>&1) &
+	done
+	wait
+	exit 0
+fi
+
 need_apt=()
 command -v etcd >/dev/null 2>&1 || need_apt+=(etcd-server)
 command -v containerd >/dev/null 2>&1 && command -v ctr >/dev/null 2>&1 || need_apt+=(containerd)

@@ -17,6 +17,14 @@ KUSTOMIZE_VERSION=${KUSTOMIZE_VERSION:-v5.8.2}
 COMPOSE_VERSION=${COMPOSE_VERSION:-v2.29.7}
 gobin=$(go env GOPATH)/bin
 
+# Every Go module the builds below need, fetched in the background from
+# the start (kube-deps.sh prefetch says how); waited for at the end.
+"$(dirname "$0")/kube-deps.sh" prefetch &
+prefetch=$!
+for pkg in "github.com/docker/compose/v2/cmd@${COMPOSE_VERSION}" "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}"; do
+	(cd / && GOFLAGS='' GOWORK=off go install -n "$pkg" >/dev/null 2>&1) &
+done
+
 need_apt=()
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || need_apt+=(prometheus)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
@@ -48,4 +56,6 @@ fi
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl,
 # CoreDNS, containerd, runc, the CNI plugins): scripts/kube-deps.sh.
 "$(dirname "$0")/kube-deps.sh"
+wait "$prefetch"
+wait
 exit 0
