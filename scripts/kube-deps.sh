@@ -74,16 +74,23 @@ command -v pgrep >/dev/null 2>&1 || need_apt+=(procps)
 # The Kubernetes programs, stamped with their version (a plain go build
 # would call itself v0.0.0-master).
 kube_ldflags="-s -w -X k8s.io/component-base/version.gitVersion=${KUBE_VERSION} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=34"
+missing=()
 for cmd in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
-	if [ ! -x "$kube_bin/$cmd" ]; then
-		echo "kube-deps: building $cmd ${KUBE_VERSION} from the Go module proxy (a minute or more the first time)"
-		mkdir -p "$kube_bin"
-		(cd "$(dirname "$0")/../e2e/kubeplane" && GOFLAGS=-mod=readonly GOWORK=off CGO_ENABLED=0 \
-			go build -trimpath -ldflags "$kube_ldflags" -o "$kube_bin/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd") &&
-			mv "$kube_bin/$cmd.tmp" "$kube_bin/$cmd" ||
-			echo "kube-deps: could not build $cmd"
-	fi
+	[ -x "$kube_bin/$cmd" ] || missing+=("$cmd")
 done
+# One go build for them all: the six links run side by side.
+if ((${#missing[@]})); then
+	echo "kube-deps: building ${missing[*]} ${KUBE_VERSION} from the Go module proxy (minutes the first time)"
+	mkdir -p "$kube_bin"
+	tmp=$(mktemp -d)
+	if (cd "$(dirname "$0")/../e2e/kubeplane" && GOFLAGS=-mod=readonly GOWORK=off CGO_ENABLED=0 \
+		go build -trimpath -ldflags "$kube_ldflags" -o "$tmp/" "${missing[@]/#/k8s.io/kubernetes/cmd/}"); then
+		for cmd in "${missing[@]}"; do mv "$tmp/$cmd" "$kube_bin/$cmd"; done
+	else
+		echo "kube-deps: could not build ${missing[*]}"
+	fi
+	rm -rf "$tmp"
+fi
 # The tests and users reach kubectl by name; a machine without one gets ours.
 if ! command -v kubectl >/dev/null 2>&1 && [ -x "$kube_bin/kubectl" ]; then
 	gobin=$(go env GOPATH)/bin
