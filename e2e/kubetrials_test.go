@@ -73,7 +73,7 @@ func kubeCampaign(t *testing.T, node kubeNode, tag string) {
 	if _, err := os.Stat(runnerBin); err != nil {
 		t.Fatalf("make kube-up builds the binaries (make images): %v", err)
 	}
-	node.kubectlIn(t, "default", nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
+	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
 	t.Cleanup(func() {
 		out, err := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), "--kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s").CombinedOutput()
 		if err != nil {
@@ -100,7 +100,7 @@ current-context: node
 	// The same file on this machine, for the answers to compare with.
 	local := filepath.Join(dir, "local")
 	start := time.Now()
-	runTrials(t, nil, runnerBin, "-experiment", file, "-out", local)
+	runTrials(t, []string{"PATH=" + filepath.Dir(runnerBin) + string(os.PathListSeparator) + os.Getenv("PATH")}, runnerBin, "-experiment", file, "-out", local)
 	t.Logf("6+6 trials here: %s", time.Since(start).Round(time.Second))
 
 	kube := filepath.Join(dir, "kube")

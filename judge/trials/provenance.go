@@ -122,6 +122,11 @@ func (p *Provenance) complete(dir string, ts []Trial) {
 				}
 			}
 		}
+		for i := range p.Tools {
+			if p.Tools[i].Name == t.Tool && p.Tools[i].Version == "" {
+				p.Tools[i].Version = t.ToolVersion
+			}
+		}
 		if p.Showcase.Version == "" && t.Ran() {
 			p.Showcase.Version = logVersion(filepath.Join(dir, t.Dir, ServerLog))
 		}

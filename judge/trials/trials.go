@@ -96,6 +96,9 @@ type Trial struct {
 	Resources *Resources `json:"resources,omitempty"`
 	// Machine is what ran the tool and the instance.
 	Machine *Machine `json:"machine,omitempty"`
+	// ToolVersion is what the tool printed for --version in the trial (on
+	// a cluster, where the runner cannot ask it), if it did.
+	ToolVersion string `json:"tool_version,omitempty"`
 	// NotRun says why a trial could not run (Kubernetes' reason and
 	// message: the image not found, unschedulable past the deadline,
 	// evicted, killed for its memory). Such a trial has no stages: it is

@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/agent"
 	"github.com/defectshowcase/showcase/judge/trials/experiment"
 	"github.com/defectshowcase/showcase/judge/trials/kube"
 	"github.com/defectshowcase/showcase/judge/trials/runner"
@@ -101,7 +101,7 @@ func (c *campaign) provenance(o runner.Options, tools []runner.Tool) trials.Prov
 		if c.on == "local" {
 			ts.Binary, ts.BinarySHA256 = binary(t.Command[0])
 			if ts.Version == "" && ts.Binary != "" {
-				ts.Version = printedVersion(ts.Binary)
+				ts.Version = agent.PrintedVersion(ts.Binary)
 			}
 		} else {
 			ts.Image = t.Image
@@ -134,19 +134,6 @@ func binary(name string) (string, string) {
 		return path, ""
 	}
 	return path, hex.EncodeToString(h.Sum(nil))
-}
-
-// printedVersion is the first line a program prints for --version, when
-// it answers so within a few seconds; "" otherwise.
-func printedVersion(path string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
-	if err != nil {
-		return ""
-	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return strings.TrimSpace(line)
 }
 
 // connect readies a run on a cluster: the client, the namespace, the

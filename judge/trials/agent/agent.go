@@ -50,8 +50,10 @@ type Result struct {
 	Signals  []trials.Signal `json:"signals,omitempty"`
 	Machine  *trials.Machine `json:"machine,omitempty"`
 	Command  []string        `json:"command"`
-	Error    string          `json:"error,omitempty"` // what went wrong around the tool (the ground truth, the folder)
-	Version  string          `json:"agent_version,omitempty"`
+	// ToolVersion is what the tool printed for --version, if it did.
+	ToolVersion string `json:"tool_version,omitempty"`
+	Error       string `json:"error,omitempty"` // what went wrong around the tool (the ground truth, the folder)
+	Version     string `json:"agent_version,omitempty"`
 }
 
 // FetchTruth is the instance's ground truth with its counts, from its

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/defectshowcase/showcase/judge/trials"
@@ -39,6 +40,7 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	r.ToolVersion = PrintedVersion(o.Command[0])
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
 	cmd.Dir = out
 	cmd.Stdout, cmd.Stderr = logf, logf
@@ -58,4 +60,17 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 		return err
 	}
 	return WriteFolder(w, o.Dir)
+}
+
+// PrintedVersion is the first line a program prints for --version, when
+// it answers so within a few seconds; "" otherwise.
+func PrintedVersion(program string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, program, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(line)
 }

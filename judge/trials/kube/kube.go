@@ -265,6 +265,10 @@ func (c *Cluster) apply(dir string, t *trials.Trial) error {
 		return fmt.Errorf("%s: %w", agent.ResultFile, err)
 	}
 	t.Start, t.Seconds, t.Outcome, t.ExitCode, t.Signals, t.Machine = r.Start, r.Seconds, r.Outcome, r.ExitCode, r.Signals, r.Machine
+	t.ToolVersion = r.ToolVersion
+	if t.Machine != nil {
+		t.Machine.Hostname = t.Node // the Pod's hostname is its own name
+	}
 	if r.Error != "" {
 		t.NotRun = "the instance: " + r.Error
 	}
