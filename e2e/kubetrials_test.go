@@ -62,8 +62,9 @@ func campaignFile(t *testing.T, tag string, trialCount int, budget string, weakA
 // images' digests and the resources; the Pods were Guaranteed, the run's
 // provenance and raw data are written, and nothing of it is left. A
 // runner interrupted half-way leaves no Job or Pod and records its trials
-// as interrupted; a tool whose image does not exist is recorded as not
-// run with Kubernetes' reason; what a runner killed with SIGKILL leaves
+// as interrupted; a tool whose image does not exist, or a trial the node
+// cannot hold, is recorded as not run with Kubernetes' reason; what a
+// runner killed with SIGKILL leaves
 // carries a TTL, and -clean removes it.
 func kubeCampaign(t *testing.T, node kubeNode, tag string) {
 	runnerBin, err := filepath.Abs("../bin/showcase-trials")
@@ -233,6 +234,17 @@ current-context: node
 		md, _ := os.ReadFile(filepath.Join(dir, "missing", trials.ReportMarkdown))
 		if !strings.Contains(string(md), "Trial 1 could not run") || !strings.Contains(string(md), "No trial of it ran") {
 			t.Errorf("the report does not name the trial not run:\n%s", md)
+		}
+		leftBy(t, node, runOf(t, out), "")
+	})
+
+	t.Run("a trial the node cannot hold is recorded as not run", func(t *testing.T) {
+		f := filepath.Join(dir, "unschedulable.yaml")
+		writeFile(t, f, strings.Replace(weakOnly(campaignFile(t, tag, 1, "30s")), "cpu: 200m", "cpu: \"3\"", 1))
+		out := runTrials(t, nil, runnerBin, "-experiment", f, "-on", "kube", "-kubeconfig", roleConfig, "-parallel", "1", "-start-timeout", "10s", "-out", filepath.Join(dir, "unschedulable"))
+		ts := loadTrials(t, filepath.Join(dir, "unschedulable"))
+		if len(ts) != 1 || !strings.Contains(ts[0].NotRun, "not started within 10s: Unschedulable") || !strings.Contains(ts[0].NotRun, "Insufficient cpu") {
+			t.Errorf("trials: %+v", ts)
 		}
 		leftBy(t, node, runOf(t, out), "")
 	})
