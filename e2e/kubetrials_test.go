@@ -42,7 +42,7 @@ func campaignFile(t *testing.T, tag string, trialCount int, budget string, weakA
 		{":latest", ":" + tag},
 		{"\ntrials: 10\n", fmt.Sprintf("\ntrials: %d\n", trialCount)},
 		{"\nbudget: 10m\n", "\nbudget: " + budget + "\n"},
-		{`resources: {cpu: "1", memory: 512Mi}`, "resources: {cpu: 200m, memory: 256Mi}\nshowcase: {image: defect-showcase/gateway:" + tag + ", agent: defect-showcase/showcase-agent:" + tag + "}"},
+		{`resources: {cpu: 500m, memory: 512Mi}`, "resources: {cpu: 200m, memory: 256Mi}\nshowcase: {image: defect-showcase/gateway:" + tag + ", agent: defect-showcase/showcase-agent:" + tag + "}"},
 		{`-weak, -seed, "{seed}",`, strings.Join(append([]string{`-weak, -seed, "{seed}"`}, weakArgs...), ", ") + ","},
 	} {
 		if !strings.Contains(s, r[0]) {
