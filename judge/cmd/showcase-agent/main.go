@@ -41,7 +41,7 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: showcase-agent install DIR | run [flags] -- COMMAND...")
+		return errors.New("usage: showcase-agent install DIR | run [flags] -- COMMAND")
 	}
 	switch args[0] {
 	case "install":

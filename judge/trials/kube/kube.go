@@ -638,7 +638,7 @@ func Clean(ctx context.Context, c kubernetes.Interface, namespace, run string, s
 	}
 	for _, j := range jobs.Items {
 		if err := waitGone(ctx, c.BatchV1().Jobs(namespace), j.Name); err != nil {
-			errs = append(errs, fmt.Errorf("Job %s: %w", j.Name, err))
+			errs = append(errs, fmt.Errorf("deleting Job %s: %w", j.Name, err))
 		}
 	}
 	pols, err := c.NetworkingV1().NetworkPolicies(namespace).List(ctx, sel)
