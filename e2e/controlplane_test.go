@@ -151,7 +151,7 @@ func tail(s string, n int) string {
 // kubectl runs the machine's kubectl against the control plane; its
 // standard error comes back in the error, or, on success, after the output.
 func (cp *controlPlane) kubectl(stdin []byte, args ...string) (string, error) {
-	cmd := exec.Command(cp.kubectlPath, append([]string{"--kubeconfig", cp.kubeconfig}, args...)...)
+	cmd := exec.Command(cp.kubectlPath, append([]string{"--kubeconfig", cp.kubeconfig, "--cache-dir", filepath.Join(filepath.Dir(cp.kubeconfig), "kube-cache")}, args...)...)
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
 	}

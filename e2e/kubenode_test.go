@@ -104,6 +104,9 @@ func TestKubernetesNode(t *testing.T) {
 	}
 
 	tag := fmt.Sprintf("e2e-kube-%d", os.Getpid())
+	// Every kubectl the test starts keeps its cache with the node, as
+	// kube-node.sh's do, not in ~/.kube.
+	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
 	before := hostState(t)
 	// What an earlier run may have left: said, and compared by content
 	// (hostState lists these paths' files), so that nothing this run
@@ -540,8 +543,11 @@ func kubeEgress(t *testing.T, node kubeNode) {
 // nodePaths are the paths on the host's file system that Kubernetes,
 // containerd and the CNI plugins write by default, and the node's root:
 // kube-node.sh keeps them the node's own (ROOT, or a private mount).
+// kubectl's cache (~/.kube/cache) is among them: the node's kubectl keeps
+// it under the node's root (KUBECACHEDIR).
 var nodePaths = []string{"/var/lib/kubelet", "/var/lib/cni", "/var/log/pods", "/var/log/containers", "/run/containerd", "/run/netns",
-	"/etc/cni", "/opt/cni", "/opt/containerd", "/etc/kubernetes", "/var/lib/kube-router", "/var/run/kube-router", kubeNodeRoot}
+	"/etc/cni", "/opt/cni", "/opt/containerd", "/etc/kubernetes", "/var/lib/kube-router", "/var/run/kube-router", kubeNodeRoot,
+	filepath.Join(os.Getenv("HOME"), ".kube")}
 
 // nodePathsPresent are those of nodePaths that exist now.
 func nodePathsPresent() []string {

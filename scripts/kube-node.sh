@@ -76,6 +76,9 @@ DAEMONS=(prometheus-forward port-forward kube-router metrics-server kubelet kube
 # removed by down.
 PRIVATE=(/run/containerd /var/lib/cni /var/lib/kubelet)
 CONF=$repo/deploy/kube-node
+# kubectl's cache stays with the node (not ~/.kube/cache), for every
+# kubectl this script starts.
+export KUBECACHEDIR=$ROOT/kube-cache
 # The names render fills in.
 export ROOT NODE NODE_IP HOST_IP POD_CIDR SVC_CIDR PREFIX TAG CGROUP
 RENDERED='${ROOT} ${NODE} ${NODE_IP} ${HOST_IP} ${POD_CIDR} ${SVC_CIDR} ${PREFIX} ${TAG} ${CGROUP} ${KUBE_USER} ${KUBE_TOKEN} ${NAMESPACE} ${CA_BUNDLE}'
