@@ -10,7 +10,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -82,7 +84,9 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 		Showcase: DefaultShowcaseImage, Agent: DefaultAgentImage}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); errors.Is(err, io.EOF) || err == nil && len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: empty: an experiment needs at least its tools", file)
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	var extra yaml.Node

@@ -81,6 +81,8 @@ func TestParseErrors(t *testing.T) {
 		{"two tools of one name", "tools:\n  - {name: a, command: [a]}\n  - {name: a, command: [b]}\n", `x.yaml:3: tools: two tools named "a" (the first on line 2)`},
 		{"a key twice", "trials: 2\ntrials: 3\n" + tool, "x.yaml:2: trials: given twice (first on line 1)"},
 		{"not YAML", "trials: [\n", "x.yaml:"},
+		{"empty", "", "x.yaml: empty"},
+		{"only comments", "# nothing yet\n", "x.yaml: empty"},
 		{"not a mapping", "- a\n", "x.yaml:1: an experiment is a mapping"},
 		{"two documents", tool + "---\n" + tool, "x.yaml:3: one experiment a file"},
 	} {
