@@ -93,6 +93,15 @@ type Defect struct {
 	// not a second defect): credited to it, never counted as unplanted.
 	Faces []Class
 	CWE   int // the Common Weakness Enumeration entry that fits; 0 when none does
+	// WFC are the Web Fuzzing Commons fault codes (codes.go) a tool that
+	// writes WFC reports it under, detection first; none when WFC has no
+	// class for it (a slow answer).
+	WFC []int
+	// OWASP is its category in the OWASP API Security Top 10 (2023), ""
+	// when it is no security risk of the list.
+	OWASP string
+	// CodesNote says why, where the codes are a judgement.
+	CodesNote string
 	// TriggeredWhen says which requests the service counts as having
 	// triggered it (its exposure): where its planted code calls
 	// observe.Triggered.
@@ -144,6 +153,8 @@ var Defects = []Defect{
 		Symptom:  "The contract requires an `X-API-Key` and promises 401 without one; no credential is checked, and anybody gets the sensitive data.",
 		Triggers: []Trigger{{Status: 200, Shows: "200 with the data, and no key was sent", OffStatus: 401, OffShows: "401: without the key there is no data"}},
 		Classes:  []Class{AuthBypass}, Faces: []Class{AcceptedInvalid}, CWE: 306,
+		WFC: []int{WFCNoAuthAccess}, OWASP: "API2:2023",
+		CodesNote:     "F207 is WFC's class for it, though the published report schema's code ranges leave 207 out (docs/scoring.md); the missing check of a credential is Broken Authentication",
 		TriggeredWhen: "a request without the right `X-API-Key` gets the data",
 		Off:           "demands `X-API-Key: $API_KEY` (default `showcase-demo-key`) and answers `401 {\"error\":\"Unauthorized access\"}` without it",
 		Correction:    "the global requirement naming the undefined `api_key` scheme is removed"},
@@ -154,6 +165,8 @@ var Defects = []Defect{
 			{Body: `{"number":true}`, Status: 500, Shows: "500: a boolean is read as the text True", OffStatus: 400, OffShows: "400: number must be a string"},
 		},
 		Classes: []Class{ServerError}, Faces: []Class{AcceptedInvalid}, CWE: 20,
+		WFC:           []int{WFCServerError},
+		CodesNote:     "no OWASP category: the 500 says nothing of the inside, so the crash is a robustness fault, not a Top 10 risk",
 		TriggeredWhen: "a `number` whose text has a character that is not a digit crashes the request",
 		Off:           "accepts exactly the ASCII digit strings the pattern allows (the empty one included); rejects a `number` that is not a string, or holds any other character (digits of other scripts too), with `400 {\"success\":false,\"error\":…}`; accepts only `application/json` (`415`)",
 		Correction:    "`pattern: ^[0-9]*$` on `number`: the description's \"digits only\" as a rule"},
@@ -161,6 +174,8 @@ var Defects = []Defect{
 		Symptom:  "The contract accepts text up to 255 characters; the SQLite column holds 15 (`VARCHAR(16)` with `CHECK (length(text) < 16)`), so a 16-character text ends in a 500 that carries the database's error.",
 		Triggers: []Trigger{{Body: `{"text":"sixteen chars!!!"}`, Status: 500, Shows: "500 with the database's error text", OffStatus: 200, OffShows: "200: 16 characters are stored, as 255 are promised"}},
 		Classes:  []Class{ServerError}, Faces: []Class{AcceptedInvalid}, CWE: 209,
+		WFC: []int{WFCServerError, WFCLeakedStackTrace}, OWASP: "API8:2023",
+		CodesNote:     "also F209 and Security Misconfiguration: the 500 carries the database's own error text, the internal detail both name (it is no stack trace, but F209 is WFC's class for it, as CWE-209 is)",
 		TriggeredWhen: "the insert fails and the database's error is answered with a 500",
 		Off:           "stores text up to 255 characters; rejects longer text, a non-string `text` and any other property with `400`; only `application/json`",
 		Correction:    "`maxLength: 255` on `text`"},
@@ -168,18 +183,24 @@ var Defects = []Defect{
 		Symptom:  "Text is encoded to ASCII and the failure is not handled: one accented letter (or a `text` that is not a string) ends in a 500.",
 		Triggers: []Trigger{{Body: `{"text":"café"}`, Status: 500, Shows: "500 naming the character that failed", OffStatus: 200, OffShows: "200: the accent is handled"}},
 		Classes:  []Class{ServerError}, CWE: 176,
+		WFC:           []int{WFCServerError},
+		CodesNote:     "no OWASP category: the 500 names only the character, nothing of the inside",
 		TriggeredWhen: "a `text` that is not ASCII, or not a string, is answered with a 500",
 		Off:           "accepts non-ASCII text (`200`); rejects a non-string `text` with `400`; only `application/json`"},
 	{ID: CONF01, Endpoint: 5, Title: "Malformed JSON",
 		Symptom:       "Labelled `application/json`, the body `{success: true}` has an unquoted property name that no JSON parser accepts.",
 		Triggers:      []Trigger{{Status: 200, Shows: "200 with {success: true}, which is not JSON", OffStatus: 200, OffShows: "200 with valid JSON"}},
 		Classes:       []Class{InvalidBody},
+		WFC:           []int{WFCSchemaMismatch},
+		CodesNote:     "no OWASP category: a body that breaks the contract is no security risk",
 		TriggeredWhen: "every answer",
 		Off:           "sends `{\"success\":true}`"},
 	{ID: CONF02, Endpoint: 6, Title: "Incorrect content type",
 		Symptom:       "Declared as a JSON object with a `name`, the answer is `text/plain` `Success!`.",
 		Triggers:      []Trigger{{Status: 200, Shows: "200 text/plain: Success!", OffStatus: 200, OffShows: "200 application/json with the name"}},
 		Classes:       []Class{WrongContentType},
+		WFC:           []int{WFCSchemaMismatch},
+		CodesNote:     "F101: WFC has no class of its own for a content type, so the context says which way the response fails its schema",
 		TriggeredWhen: "every answer",
 		Off:           "sends `application/json` `{\"name\":\"Success!\"}`",
 		Correction:    "the description of a non-existent `item_id` parameter is removed"},
@@ -187,6 +208,7 @@ var Defects = []Defect{
 		Symptom:       "The `Person` schema requires `id`, `name` and `age`; `age` never comes.",
 		Triggers:      []Trigger{{Status: 200, Shows: "200 without the required age", OffStatus: 200, OffShows: "200 with the age"}},
 		Classes:       []Class{InvalidBody},
+		WFC:           []int{WFCSchemaMismatch},
 		TriggeredWhen: "every answer",
 		Off:           "sends the person with `\"age\":30`"},
 	{ID: CONF04, Endpoint: 8, Title: "Undocumented status code",
@@ -196,6 +218,8 @@ var Defects = []Defect{
 			{Query: "?id=abc", Status: 404, Shows: "404 for an id that is not even an integer", OffStatus: 400, OffShows: "400: the id must be an integer"},
 		},
 		Classes:       []Class{UndocumentedStatus},
+		WFC:           []int{WFCSchemaMismatch},
+		CodesNote:     "F101: an undocumented status is a response not matching its schema, the operation's declared responses (EvoMaster files it so)",
 		TriggeredWhen: "an `id` that names no item is answered with the 404",
 		Off:           "reads `id` as an integer (`00` is 0); an id that is not an integer is `400`, one that names no item `404 {\"error\":\"Not Found\"}`",
 		Correction:    "the `404` is declared (`ErrorBody`): the defect is that it was undocumented, not that it exists"},
@@ -206,6 +230,8 @@ var Defects = []Defect{
 			{Status: 200, Shows: "200 with 1000 items after a full second", OffStatus: 200, OffShows: "200 with 1000 items at once"},
 		},
 		Classes: []Class{SlowResponse}, Faces: []Class{AcceptedInvalid}, CWE: 770,
+		OWASP:         "API4:2023",
+		CodesNote:     "no WFC code: WFC has no class for a slow answer; a held answer for an unbounded request is Unrestricted Resource Consumption",
 		TriggeredWhen: "the answer is held 100 ms or more: `limit` from 100, and every limit clamped to 1000 (absent, not an integer, above 1000)",
 		Off:           "answers at once; `limit` is optional (1000) and otherwise an integer from 1 to 1000, else `400`",
 		Correction:    "`limit` is no longer `required` (it has a default)"},
@@ -216,6 +242,8 @@ var Defects = []Defect{
 			{Query: "?n=100000&searchTerm=1", Status: 200, Shows: "200 after 1.2 s with a core busy throughout", OffStatus: 200, OffShows: "200 at once"},
 		},
 		Classes: []Class{SlowResponse}, Faces: []Class{AcceptedInvalid}, CWE: 407,
+		OWASP:         "API4:2023",
+		CodesNote:     "no WFC code: WFC has no class for a slow answer; a core held a second by one request is Unrestricted Resource Consumption",
 		TriggeredWhen: "the slow algorithm spends 100 ms or more: `n` from 28868",
 		Off:           "finds the indices by the closed form (about 1 ms at any `n`); `n` outside 1..100000, a negative `searchTerm` or a non-integer is `400`; the sequence is exactly the first `n` numbers",
 		Correction:    "the 400 no longer says \"n should be at most 30\""},

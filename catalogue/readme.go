@@ -19,7 +19,7 @@ const (
 // in Markdown.
 func DefectTable() string {
 	var b strings.Builder
-	b.WriteString("| # | Endpoint | Category | ID | Defect | How to trigger it | Detected by | CWE |\n")
+	b.WriteString("| # | Endpoint | Category | ID | Defect | How to trigger it | Detected by | CWE · WFC · OWASP |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, e := range Endpoints {
 		d := DefectOf(e.Defect)
@@ -42,6 +42,20 @@ func DefectTable() string {
 		cwe := "—"
 		if d.CWE != 0 {
 			cwe = fmt.Sprintf("[CWE-%d](https://cwe.mitre.org/data/definitions/%d.html)", d.CWE, d.CWE)
+		}
+		wfc, owasp, _ := d.Codes()
+		var labels []string
+		for _, c := range wfc {
+			labels = append(labels, c.Label)
+		}
+		if len(labels) == 0 {
+			labels = []string{"—"}
+		}
+		cwe += " · " + strings.Join(labels, ", ") + " · "
+		if owasp != nil {
+			cwe += owasp.ID
+		} else {
+			cwe += "—"
 		}
 		fmt.Fprintf(&b, "| %d | `%s %s` | %s | %s | %s | %s | %s | %s |\n", e.N, e.Method, e.Path, strings.ToLower(c.Title), d.ID,
 			cell(d.Symptom), cell(strings.Join(triggers, "; ")), detected, cwe)

@@ -42,6 +42,12 @@ type TruthEntry struct {
 	DetectedBy []Class `json:"detected_by"`
 	Faces      []Class `json:"faces"`
 	CWE        *int    `json:"cwe"` // null when no entry fits
+	// WFC are its Web Fuzzing Commons fault codes, [] when WFC has none;
+	// OWASP its OWASP API Top 10 (2023) category, null when none fits;
+	// CodesNote why, where that is a judgement.
+	WFC       []WFCCode `json:"wfc"`
+	OWASP     *OWASP    `json:"owasp"`
+	CodesNote string    `json:"codes_note,omitempty"`
 	// TriggeredWhen says which requests count in its exposure.
 	TriggeredWhen string `json:"triggered_when"`
 	Active        bool   `json:"active"`
@@ -90,6 +96,19 @@ type Example struct {
 	RequestID string `json:"request_id"`
 }
 
+// WFCCode is a WFC fault class in the ground truth.
+type WFCCode struct {
+	Code  int    `json:"code"`  // 100
+	Label string `json:"label"` // "F100"
+	Name  string `json:"name"`
+}
+
+// OWASP is an OWASP API Top 10 category in the ground truth.
+type OWASP struct {
+	ID   string `json:"id"` // "API4:2023"
+	Name string `json:"name"`
+}
+
 // Operation is an operation of the contract.
 type Operation struct {
 	Method string `json:"method"`
@@ -127,6 +146,7 @@ func GroundTruth(active Set) Truth {
 			cwe := d.CWE
 			entry.CWE = &cwe
 		}
+		entry.WFC, entry.OWASP, entry.CodesNote = d.Codes()
 		for _, tr := range d.Triggers {
 			r := Request{Method: e.Method, Target: d.Target(tr), Body: tr.Body,
 				Status: tr.Status, Shows: tr.Shows, OffStatus: tr.OffStatus, OffShows: tr.OffShows}
@@ -138,4 +158,19 @@ func GroundTruth(active Set) Truth {
 		t.Defects = append(t.Defects, entry)
 	}
 	return t
+}
+
+// Codes are the defect's WFC codes and OWASP category as the ground truth
+// writes them, and the note on them.
+func (d Defect) Codes() ([]WFCCode, *OWASP, string) {
+	codes := []WFCCode{}
+	for _, c := range d.WFC {
+		f, _ := WFCFaultOf(c)
+		codes = append(codes, WFCCode{Code: c, Label: f.ID(), Name: f.Name})
+	}
+	var owasp *OWASP
+	if r, ok := OWASPRiskOf(d.OWASP); ok {
+		owasp = &OWASP{ID: r.ID, Name: r.Name}
+	}
+	return codes, owasp, d.CodesNote
 }

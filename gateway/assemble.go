@@ -13,6 +13,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/contract"
+	"github.com/defectshowcase/showcase/catalogue/wfc"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	"github.com/defectshowcase/showcase/gateway/board"
@@ -221,6 +222,7 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, ti
 	closers = append([]func() error{func() error { b.Close(); return nil }}, closers...)
 	admin := map[string]http.Handler{
 		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure, g.reach),
+		http.MethodGet + " " + PathAnswerKey:     answerKey(active),
 		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure, g.reach),
 	}
 	maps.Copy(admin, b.Handlers())
@@ -233,6 +235,10 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, ti
 const (
 	PathDefects      = "/defects"
 	PathDefectsReset = "/defects/reset"
+	// PathAnswerKey is the instance's planted faults as the WFC report of
+	// a tool that found them all (catalogue/wfc); ?codes=catalogue writes
+	// the codes the published schema leaves out (F207, F209) too.
+	PathAnswerKey = "/defects/wfc"
 )
 
 // defectsReport answers the catalogue's ground truth for the instance's
@@ -241,6 +247,22 @@ const (
 func defectsReport(active catalogue.Set, log *observe.ExposureLog, reach *reachLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		respond.Value(w, http.StatusOK, withExposure(catalogue.GroundTruth(active), log, reach))
+	})
+}
+
+// answerKey answers the instance's WFC answer key.
+func answerKey(active catalogue.Set) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		opt := wfc.Options{Version: version.String(), Created: time.Now()}
+		switch codes := r.URL.Query().Get("codes"); codes {
+		case "", "schema":
+		case "catalogue":
+			opt.CatalogueCodes = true
+		default:
+			respond.Error(w, http.StatusBadRequest, fmt.Sprintf("codes=%q: want schema (the default: valid against WFC's published schema) or catalogue (F207 and F209 too)", codes))
+			return
+		}
+		respond.Value(w, http.StatusOK, wfc.AnswerKey(active, opt))
 	})
 }
 

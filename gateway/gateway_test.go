@@ -13,10 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	postman "github.com/rbretecher/go-postman-collection"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/wfc"
+	"github.com/defectshowcase/showcase/catalogue/wfc/wfctest"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
 	"github.com/defectshowcase/showcase/gateway"
@@ -217,6 +220,58 @@ func TestGroundTruthServed(t *testing.T) {
 	conf01 := raw["defects"].([]any)[4].(map[string]any)
 	if conf01["cwe"] != nil || conf01["id"] != "CONF-01" {
 		t.Errorf("CONF-01 fits no CWE, so cwe must be null: %v", conf01["cwe"])
+	}
+	// The field's codes: WFC's as a list ([] for none), OWASP's or null.
+	if conf01["owasp"] != nil || fmt.Sprint(conf01["wfc"]) != "[map[code:101 label:F101 name:response not matching its schema]]" {
+		t.Errorf("CONF-01: wfc %v, owasp %v; want F101 and null", conf01["wfc"], conf01["owasp"])
+	}
+	perf01 := raw["defects"].([]any)[8].(map[string]any)
+	if fmt.Sprint(perf01["wfc"]) != "[]" || fmt.Sprint(perf01["owasp"]) != "map[id:API4:2023 name:Unrestricted Resource Consumption]" || perf01["codes_note"] == "" {
+		t.Errorf("PERF-01: wfc %v, owasp %v, note %v; want [], API4:2023 and why", perf01["wfc"], perf01["owasp"], perf01["codes_note"])
+	}
+}
+
+// The admin port serves the instance's answer key as a WFC report, valid
+// against the published schema, or with the catalogue's codes when asked;
+// any other codes= is refused in the admin port's error shape.
+func TestAnswerKeyServed(t *testing.T) {
+	t.Parallel()
+	built, err := server.Build(gateway.Program(), func(k string) string { return map[string]string{"DEFECTS": "errors,SEC-01"}[k] }, observe.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	get := func(target string) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		built.Admin["GET "+gateway.PathAnswerKey].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+		return rec
+	}
+	for _, c := range []struct {
+		query  string
+		faults []string
+	}{
+		{"", []string{"POST:/internal-server-errors/improper-input-type-handling", "POST:/internal-server-errors/exceeding-column-size", "POST:/internal-server-errors/improper-unicode-encoding"}},
+		{"?codes=catalogue", []string{"GET:/security/unauthenticated-access", "POST:/internal-server-errors/improper-input-type-handling", "POST:/internal-server-errors/exceeding-column-size", "POST:/internal-server-errors/improper-unicode-encoding"}},
+	} {
+		rec := get(gateway.PathAnswerKey + c.query)
+		var key wfc.Report
+		if err := json.Unmarshal(rec.Body.Bytes(), &key); err != nil || rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" {
+			t.Fatalf("%s: %d %s: %v", c.query, rec.Code, rec.Header().Get("Content-Type"), err)
+		}
+		var ops []string
+		for _, f := range key.Faults.FoundFaults {
+			ops = append(ops, f.EndpointID)
+		}
+		if !slices.Equal(ops, c.faults) || key.ToolVersion == "" || time.Since(key.CreationTime) > time.Minute {
+			t.Errorf("%s: faults on %v, version %q, created %v; want %v", c.query, ops, key.ToolVersion, key.CreationTime, c.faults)
+		}
+		if p := wfctest.Check(rec.Body.Bytes()); (len(p) == 0) != (c.query == "") {
+			t.Errorf("%s: schema problems %q", c.query, p)
+		}
+	}
+	rec := get(gateway.PathAnswerKey + "?codes=all")
+	if rec.Code != 400 || !strings.HasPrefix(rec.Body.String(), `{"error":"codes=\"all\": want schema`) {
+		t.Errorf("codes=all: %d %s", rec.Code, rec.Body)
 	}
 }
 
