@@ -63,6 +63,10 @@ type Finding struct {
 type Report struct {
 	File   string `json:"file"`
 	Format string `json:"format"`
+	// FormatVersion is the version of the format's schema the report
+	// names and the reader read (WFC's schemaVersion); "" where the
+	// format has one version.
+	FormatVersion string `json:"format_version,omitempty"`
 	// Tool is the tool's name, with its version where the report carries
 	// it.
 	Tool     string    `json:"tool"`
@@ -75,6 +79,10 @@ type Report struct {
 	// stopped before it closed its report, a file cut mid-line); its
 	// findings are those it held before the cut. "" for a whole report.
 	Truncated string `json:"truncated,omitempty"`
+	// NoTests: the report says itself that the run made no test and no
+	// call (a WFC report's totalTests and evaluatedHttpCalls of 0): it
+	// tested nothing, whatever the instance counted.
+	NoTests bool `json:"no_tests,omitempty"`
 
 	index map[findingKey]int // where each operation and check is in Findings
 }

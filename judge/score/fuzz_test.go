@@ -28,8 +28,9 @@ func FuzzRead(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte("{\"Initialize\":{\"schemathesis_version\":\"4.9.5\"}}\n{\"ScenarioFinished\":{\"recorder\":{\"label\":\"GET /response-conformance/missing-field\",\"checks\":{\"a\":[{\"name\":\"response_schema_conformance\",\"status\":\"failure\",\"failure_info\":{\"failure\":{\"type\":\"JsonSchemaError\",\"message\":\"Response violates schema\"}}}]}}}}\n{\"EngineFinished\":{}}\n"))
-	for _, file := range []string{"apifuzzer-0.9.13/defects-all/junit.xml.gz", "nuclei-3.11.1/time-based-sqli-old/defects-all/nuclei.sarif", "nuclei-3.11.1/time-based-sqli-old/defects-all/nuclei.jsonl"} {
-		b, err := os.ReadFile(filepath.Join(samples, file))
+	for _, file := range []string{samples + "/apifuzzer-0.9.13/defects-all/junit.xml.gz", samples + "/nuclei-3.11.1/time-based-sqli-old/defects-all/nuclei.sarif",
+		samples + "/nuclei-3.11.1/time-based-sqli-old/defects-all/nuclei.jsonl", wfcData + "/full.json", wfcData + "/cut.json"} {
+		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
 		}

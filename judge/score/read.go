@@ -109,6 +109,8 @@ func read(name string, r io.Reader, opt Options) (Report, error) {
 			return readNucleiLines(name, br)
 		case "sarif":
 			return readSARIF(name, br)
+		case "wfc":
+			return readWFC(name, br)
 		default:
 			return Report{}, &InputError{File: name, Line: 1, Msg: kind.diagnosis}
 		}
@@ -137,11 +139,11 @@ func textKind(head []byte) string {
 }
 
 // readable lists what the scorer reads, for a refusal.
-const readable = "Schemathesis 4 ndjson, JUnit XML, SARIF 2.1.0, nuclei's JSON or JSON Lines, or CSV/JSON of method,path,class"
+const readable = "Schemathesis 4 ndjson, JUnit XML, SARIF 2.1.0, a WFC report (schema 0.x), nuclei's JSON or JSON Lines, or CSV/JSON of method,path,class"
 
 // objectKind is what a report that begins with a JSON object is.
 type objectKind struct {
-	format    string // schemathesis, nuclei-jsonl, sarif, or "" when it is none
+	format    string // schemathesis, nuclei-jsonl, sarif, wfc, or "" when it is none
 	diagnosis string // what it looks like, when it is none
 }
 
@@ -149,7 +151,8 @@ type objectKind struct {
 // keys of that object, as far as the first 64 KiB show them: Schemathesis's
 // first event is {"Initialize": …} alone on its line, a nuclei result has a
 // "template-id", a SARIF log has "runs" (or a SARIF "$schema" or a
-// "version" of 2.1.0). A first object that ends on its line and is followed
+// "version" of 2.1.0), a WFC report two of "schemaVersion", "toolName"
+// and "faults". A first object that ends on its line and is followed
 // by another is JSON Lines of some other tool.
 func sniffObject(head []byte) objectKind {
 	dec := json.NewDecoder(bytes.NewReader(head))
@@ -186,6 +189,8 @@ func sniffObject(head []byte) objectKind {
 		return objectKind{format: "nuclei-jsonl"}
 	case has("runs") || sarifVersion:
 		return objectKind{format: "sarif"}
+	case has("schemaVersion") && (has("toolName") || has("faults")), has("faults") && has("toolName"):
+		return objectKind{format: "wfc"}
 	case !ended:
 		if len(keys) == 0 && !json.Valid(line1) && len(head) < sniffBytes {
 			return objectKind{diagnosis: "not JSON: " + jsonProblem(head)}

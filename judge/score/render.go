@@ -42,6 +42,9 @@ func (sc Scorecard) Headline() string {
 	if sc.NotRun != "" {
 		return fmt.Sprintf("tested nothing: %s", sc.NotRun)
 	}
+	if sc.TestedNothing && sc.Reached == nil {
+		return "tested nothing: its report says it made no test and no request"
+	}
 	if sc.TestedNothing {
 		return fmt.Sprintf("tested nothing: its requests reached none of the %d operations", sc.Reached.Of)
 	}
@@ -75,6 +78,8 @@ func (sc Scorecard) Notes() []string {
 	var notes []string
 	switch {
 	case sc.NotRun != "":
+	case sc.TestedNothing && sc.Reached == nil:
+		notes = append(notes, "The report says the run made no test and sent no request: it tested nothing, and its report is evidence of nothing.")
 	case sc.TestedNothing:
 		notes = append(notes, "The run reached none of the contract's operations (the instance counted no request to any): it tested nothing, and its report, with findings or without, is evidence of nothing.")
 	case sc.Reached != nil && len(sc.Reached.Missed) > 0:
@@ -110,6 +115,15 @@ func missedOperations(ids []catalogue.ID) string {
 		parts[i] = fmt.Sprintf("%s's operation (%s %s)", id, e.Method, e.Path)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// reportName is the report's file, with the schema version it was read
+// as where the format has several.
+func (sc Scorecard) reportName() string {
+	if sc.FormatVersion == "" {
+		return sc.Report
+	}
+	return fmt.Sprintf("%s (%s, schema %s)", sc.Report, strings.ToUpper(sc.Format), sc.FormatVersion)
 }
 
 func (sc Scorecard) title() string {
@@ -155,7 +169,7 @@ func findingLine(f Finding) string {
 }
 
 func (sc Scorecard) writeText(w io.Writer) error {
-	fmt.Fprintf(w, "%s\n%s.\nreport: %s\n", sc.title(), sc.Headline(), sc.Report)
+	fmt.Fprintf(w, "%s\n%s.\nreport: %s\n", sc.title(), sc.Headline(), sc.reportName())
 	if sc.Baseline != "" {
 		fmt.Fprintf(w, "baseline (DEFECTS=none): %s\n", sc.Baseline)
 	}
@@ -199,6 +213,9 @@ func md(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func (sc Scorecard) writeMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "**%s**: %s.\n\n", md(sc.title()), md(sc.Headline()))
+	if sc.FormatVersion != "" {
+		fmt.Fprintf(w, "Report: %s.\n\n", md(sc.reportName()))
+	}
 	for _, n := range sc.Notes() {
 		fmt.Fprintf(w, "> %s\n\n", md(n))
 	}

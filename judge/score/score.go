@@ -48,11 +48,13 @@ func reachOf(inst *Instance) *Reach {
 
 // Scorecard is a report scored against the ground truth.
 type Scorecard struct {
-	Tool     string `json:"tool"`
-	Report   string `json:"report"`
-	Format   string `json:"format"`
-	Baseline string `json:"baseline,omitempty"`
-	Setting  string `json:"setting"` // the active defects
+	Tool   string `json:"tool"`
+	Report string `json:"report"`
+	Format string `json:"format"`
+	// FormatVersion is the version of the format's schema read (WFC's).
+	FormatVersion string `json:"format_version,omitempty"`
+	Baseline      string `json:"baseline,omitempty"`
+	Setting       string `json:"setting"` // the active defects
 	// NotRun says why the tool tested nothing, when it could not (it could
 	// not load the contract); Report is then its log.
 	NotRun string `json:"not_run,omitempty"`
@@ -167,9 +169,10 @@ func Score(rep Report, inst Instance, baseline *Report) Scorecard {
 // baseline that reached no operation tested nothing, and gives no false
 // positive rate.
 func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instance) Scorecard {
-	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Format: rep.Format, Setting: inst.Active.String(), ToolErrors: rep.ToolErrors, Truncated: rep.Truncated,
+	sc := Scorecard{Tool: rep.Tool, Report: rep.File, Format: rep.Format, FormatVersion: rep.FormatVersion, Setting: inst.Active.String(), ToolErrors: rep.ToolErrors, Truncated: rep.Truncated,
 		Unplanted: []Finding{}, Contradicted: []catalogue.ID{}, Reached: reachOf(&inst)}
-	sc.TestedNothing = sc.Reached != nil && sc.Reached.Operations == 0
+	// The instance's count decides; without one, the report's own word.
+	sc.TestedNothing = (sc.Reached != nil && sc.Reached.Operations == 0) || (sc.Reached == nil && rep.NoTests)
 	if baseline != nil {
 		sc.BaselineReached = reachOf(baseInst)
 		sc.BaselineTestedNothing = sc.BaselineReached != nil && sc.BaselineReached.Operations == 0
@@ -309,8 +312,8 @@ func ParseExposure(name string, data []byte) (Instance, error) {
 	if err := json.Unmarshal(data, &t); err != nil {
 		return Instance{}, documentError(name, data, "not the ground truth of /defects", err)
 	}
-	if t.Version != catalogue.Version && t.Version != 2 {
-		return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("ground truth version %d: this scorer reads versions 2 and %d", t.Version, catalogue.Version)}
+	if t.Version < 2 || t.Version > catalogue.Version {
+		return Instance{}, &InputError{File: name, Line: 1, Msg: fmt.Sprintf("ground truth version %d: this scorer reads versions 2 to %d", t.Version, catalogue.Version)}
 	}
 	active, err := catalogue.Parse(t.Setting)
 	if err != nil {
