@@ -164,3 +164,21 @@ func WFCContext(c Class) string {
 	}
 	return string(c)
 }
+
+// WFCCodeOf is the WFC fault code a tool writes a finding of the class
+// under, the inverse of WFCClass (F101 with WFCContext's words); ok is
+// false for a slow response and a rejected valid request, which WFC has no
+// class for.
+func WFCCodeOf(c Class) (code int, ok bool) {
+	switch c {
+	case ServerError:
+		return WFCServerError, true
+	case UndocumentedStatus, WrongContentType, InvalidBody:
+		return WFCSchemaMismatch, true
+	case AcceptedInvalid:
+		return WFCSuccessOnInvalid, true
+	case AuthBypass:
+		return WFCNoAuthAccess, true
+	}
+	return 0, false
+}

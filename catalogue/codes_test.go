@@ -103,3 +103,17 @@ func TestWFCClass(t *testing.T) {
 		}
 	}
 }
+
+// WFCCodeOf is WFCClass's inverse: each class WFC can say goes there and
+// back, with the context the showcase writes.
+func TestWFCCodeOf(t *testing.T) {
+	for _, c := range []Class{UndocumentedStatus, WrongContentType, InvalidBody, ServerError, AcceptedInvalid, RejectedValid, AuthBypass, SlowResponse} {
+		code, ok := WFCCodeOf(c)
+		if ok != (c != RejectedValid && c != SlowResponse) {
+			t.Errorf("%s: ok %v", c, ok)
+		}
+		if ok && WFCClass(code, WFCContext(c)) != c {
+			t.Errorf("%s: F%d and back is %s", c, code, WFCClass(code, WFCContext(c)))
+		}
+	}
+}

@@ -60,7 +60,7 @@ func (b Scoreboard) legend() []string {
 
 // Write writes the scoreboard in a format of Formats.
 func (b Scoreboard) Write(w io.Writer, format string) error {
-	return write(w, format, b, b.writeText, b.writeMarkdown, b.writeSVG)
+	return write(w, format, b, b.writeText, b.writeMarkdown, b.writeSVG, b.Tools)
 }
 
 // boardCounts are a tool's counts after its verdicts.

@@ -12,17 +12,21 @@ import (
 )
 
 // Formats are the scorecard's output formats.
-var Formats = []string{"text", "markdown", "json", "svg"}
+var Formats = []string{"text", "markdown", "json", "svg", "junit", "sarif"}
 
 // Write writes the scorecard in a format of Formats.
 func (sc Scorecard) Write(w io.Writer, format string) error {
-	return write(w, format, sc, sc.writeText, sc.writeMarkdown, sc.writeSVG)
+	return write(w, format, sc, sc.writeText, sc.writeMarkdown, sc.writeSVG, []Scorecard{sc})
 }
 
 // write writes v, a scorecard or a scoreboard, in a format of Formats: JSON
 // is v itself, the others are its own renderers.
-func write(w io.Writer, format string, v any, text, markdown, svg func(io.Writer) error) error {
+func write(w io.Writer, format string, v any, text, markdown, svg func(io.Writer) error, cards []Scorecard) error {
 	switch format {
+	case "junit":
+		return writeJUnit(w, cards)
+	case "sarif":
+		return writeSARIF(w, cards)
 	case "text":
 		return text(w)
 	case "markdown":

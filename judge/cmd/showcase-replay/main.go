@@ -9,10 +9,14 @@
 // authentication bypass; an answer that took a second or more, a slow
 // response. It writes what it finds as the plain report the scorer reads,
 // a row per finding with the time it saw it, as it goes (a run stopped
-// early keeps what it found).
+// early keeps what it found); with -format wfc, as a Web Fuzzing Commons
+// report (report.json), rewritten whole after each defect: its findings
+// under WFC's codes, a slow answer, which WFC has no code for, as a
+// warning, and no times, which WFC has no place for.
 //
 //	showcase-replay -base http://localhost:8080 -out report.csv           # every trigger, in order
 //	showcase-replay -base http://localhost:8080 -out report.csv -weak -seed 3
+//	showcase-replay -base http://localhost:8080 -format wfc -out report.json
 //
 // With -weak it is a deliberately weak tool: seeded by -seed, it sends
 // each defect's triggers only with probability -p (default 0.5), in a
@@ -23,7 +27,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -57,7 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("showcase-replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	base := fs.String("base", "http://localhost:8080", "the instance's base URL")
-	out := fs.String("out", "report.csv", "the report to write: CSV of method,path,class,detail,time")
+	out := fs.String("out", "report.csv", "the report to write")
+	format := fs.String("format", "csv", "the report's format: csv (method,path,class,detail,time, written as it goes) or wfc (a Web Fuzzing Commons report, rewritten after each defect)")
 	weak := fs.Bool("weak", false, "be the deliberately weak tool: a seeded random subset, shuffled, with pauses")
 	seed := fs.Uint64("seed", 1, "the weak tool's random source")
 	prob := fs.Float64("p", 0.5, "the weak tool's chance of trying each defect")
@@ -74,20 +78,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	if *format != "csv" && *format != "wfc" {
+		return fmt.Errorf("-format %q: want csv or wfc", *format)
+	}
 	base2 := strings.TrimSuffix(*base, "/")
 	client := &http.Client{Timeout: *timeout}
 	doc, err := loadContract(ctx, client, base2)
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(*out)
-	if err != nil {
+	var rep sink
+	if *format == "wfc" {
+		rep = newWFCSink(*out)
+	} else if rep, err = newCSVSink(*out); err != nil {
 		return err
 	}
-	defer f.Close()
-	w := csv.NewWriter(f)
-	_ = w.Write([]string{"method", "path", "class", "detail", "time"})
-	w.Flush()
+	defer rep.close()
+	if err := rep.flush(); err != nil {
+		return err
+	}
 
 	order := catalogue.Defects
 	var rng *rand.Rand
@@ -106,28 +115,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				select {
 				case <-time.After(time.Duration(rng.Int64N(int64(*pause)))):
 				case <-ctx.Done():
-					return nil
+					return rep.flush()
 				}
 			}
 		}
 		e := catalogue.EndpointOf(def.ID)
-		for _, tr := range def.Triggers {
+		for i, tr := range def.Triggers {
 			if ctx.Err() != nil {
-				return nil // stopped: what was found is written
+				return rep.flush() // stopped: what was found is written
 			}
+			test := fmt.Sprintf("%s/%d", def.ID, i+1)
 			ans, err := send(ctx, client, base2, e.Method, def.Target(tr), tr.Body)
 			if err != nil {
 				fmt.Fprintf(stderr, "showcase-replay: %s %s: %v\n", e.Method, def.Target(tr), err)
+				rep.tested(test, e.Method, e.Path, def.Target(tr), 0)
 				continue
 			}
+			rep.tested(test, e.Method, e.Path, def.Target(tr), ans.status)
 			for _, fd := range doc.check(e.Method, e.Path, ans) {
-				_ = w.Write([]string{e.Method, e.Path, fd.class, fd.detail, ans.at.UTC().Format(time.RFC3339Nano)})
+				rep.found(test, e.Method, e.Path, fd, ans.at)
 				found++
 			}
-			w.Flush()
-			if err := w.Error(); err != nil {
-				return err
-			}
+		}
+		if err := rep.flush(); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(stderr, "showcase-replay: %d findings in %s\n", found, *out)

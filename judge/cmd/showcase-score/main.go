@@ -43,23 +43,30 @@ import (
 	"github.com/defectshowcase/showcase/platform/version"
 )
 
+// Exit statuses: 0 scored (and met the gate, if one was given); 1 the
+// gate failed: a required defect missed, or too many unplanted findings;
+// 2 nothing to judge: a report or exposure that cannot be read or
+// fetched, a usage error, a run that tested nothing under a gate.
 func main() {
-	err := run(os.Args[1:], os.Stdout)
-	var usage usageError
-	var input *score.InputError
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	var gate gateError
 	switch {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-	case errors.As(err, &usage), errors.As(err, &input):
-		fmt.Fprintln(os.Stderr, "showcase-score:", err)
-		os.Exit(2)
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &gate):
+		os.Exit(1) // what failed is written
 	default:
 		fmt.Fprintln(os.Stderr, "showcase-score:", err)
-		os.Exit(1)
+		os.Exit(2)
 	}
 }
 
 type usageError struct{ error }
+
+// gateError: a scorecard did not meet the gate; what it missed is written
+// on standard error.
+type gateError struct{ failed int }
+
+func (e gateError) Error() string { return fmt.Sprintf("%d reports failed the gate", e.failed) }
 
 // entry is one report to score and what is known of its run.
 type entry struct {
@@ -69,7 +76,7 @@ type entry struct {
 	defectsSet                               bool
 }
 
-const usage = `usage: showcase-score [-format F] [-o FILE] [report flags] REPORT [[report flags] REPORT ...]
+const usage = `usage: showcase-score [-format F] [-o FILE] [-require SET] [-max-unplanted N] [report flags] REPORT [[report flags] REPORT ...]
        showcase-score -rebuild RUN
 
 -rebuild rewrites the report of a run of showcase-trials (report.md,
@@ -78,11 +85,17 @@ record and the run's provenance.
 
 One REPORT gives its scorecard; several give a scoreboard, a row each. Each
 report's flags come before it. REPORT: Schemathesis 4 ndjson (.gz too),
-JUnit XML (Schemathesis's, APIFuzzer's, any tool's), SARIF 2.1.0, nuclei's
-JSON (-je) or JSON Lines (-jle), or CSV/JSON of method,path,class.
+JUnit XML (Schemathesis's, APIFuzzer's, any tool's), SARIF 2.1.0, a Web
+Fuzzing Commons report (schema 0.x), nuclei's JSON (-je) or JSON Lines
+(-jle), or CSV/JSON of method,path,class.
+
+-require and -max-unplanted make it a gate for a tool's CI: it exits 1,
+naming each required defect missed and each unplanted finding, when a
+report misses one or has too many; 2 when a report cannot be read or its
+run tested nothing; 0 otherwise.
 `
 
-func run(args []string, stdout io.Writer) error {
+func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && (args[0] == "-rebuild" || args[0] == "--rebuild") {
 		if len(args) != 2 {
 			return usageError{errors.New("-rebuild RUN: one run's folder")}
@@ -94,6 +107,8 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	format, out := "text", ""
+	require := catalogue.None() // no gate
+	maxUnplanted := -1
 	var entries []entry
 	for first := true; first || len(args) > 0; first = false {
 		e := entry{active: catalogue.All()}
@@ -105,6 +120,8 @@ func run(args []string, stdout io.Writer) error {
 		}
 		fs.StringVar(&format, "format", format, "output: "+strings.Join(score.Formats, ", ")+" (the whole output's)")
 		fs.StringVar(&out, "o", out, "write to this file instead of standard output (the whole output's)")
+		fs.TextVar(&require, "require", require, "a gate: these defects must be reported (IDs, categories, all), or exit 1 naming each missed (every report's)")
+		fs.IntVar(&maxUnplanted, "max-unplanted", maxUnplanted, "a gate: at most N unplanted findings, or exit 1 naming each (every report's; -1 for any number)")
 		fs.StringVar(&e.tool, "tool", "", "the tool's name and version, instead of what the report says (it needs no version where it carries one); with it an empty report is one of no findings")
 		fs.TextVar(&e.active, "defects", catalogue.All(), "the defects active in the instance the tool ran against: "+catalogue.SettingUsage)
 		fs.StringVar(&e.exposure, "exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects) or a saved file: its active defects and how often each was triggered")
@@ -129,7 +146,7 @@ func run(args []string, stdout io.Writer) error {
 				return usageError{errors.New("want a report; -h for usage")}
 			}
 			for name := range set {
-				if name != "format" && name != "o" {
+				if name != "format" && name != "o" && name != "require" && name != "max-unplanted" {
 					return usageError{fmt.Errorf("-%s after the last report: a report's flags go before it", name)}
 				}
 			}
@@ -148,9 +165,13 @@ func run(args []string, stdout io.Writer) error {
 	if !contains(score.Formats, format) {
 		return usageError{fmt.Errorf("-format %q: want one of %s", format, strings.Join(score.Formats, ", "))}
 	}
+	gated := len(require.ActiveIDs()) > 0 || maxUnplanted >= 0
 	if runs, err := trialRuns(entries); err != nil || runs {
 		if err != nil {
 			return err
+		}
+		if gated {
+			return usageError{errors.New("-require and -max-unplanted judge reports, not runs of showcase-trials")}
 		}
 		return compareRuns(entries, format, out, stdout)
 	}
@@ -174,9 +195,50 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if out == "" {
 		_, err = stdout.Write(buf.Bytes())
+	} else {
+		err = os.WriteFile(out, buf.Bytes(), 0o644)
+	}
+	if err != nil || !gated {
 		return err
 	}
-	return os.WriteFile(out, buf.Bytes(), 0o644)
+	return judge(score.Gate{Require: require, MaxUnplanted: maxUnplanted}, cards, stderr)
+}
+
+// judge holds each scorecard against the gate and says on w what failed,
+// or that all passed: a gateError when one failed, an error (exit 2) when
+// one proves nothing.
+func judge(g score.Gate, cards []score.Scorecard, w io.Writer) error {
+	failed := 0
+	var untestable []string
+	for _, sc := range cards {
+		v := g.Check(sc)
+		name := fmt.Sprintf("%s (%s)", sc.Tool, sc.Report)
+		switch {
+		case v.Untestable != "":
+			untestable = append(untestable, name+": "+v.Untestable)
+		case !v.Passed():
+			failed++
+			fmt.Fprintf(w, "showcase-score: %s failed the gate:\n", name)
+			for _, m := range v.Missed {
+				fmt.Fprintf(w, "  missed %s\n", m)
+			}
+			if len(v.Unplanted) > 0 {
+				fmt.Fprintf(w, "  %d unplanted findings, at most %d allowed:\n", len(v.Unplanted), g.MaxUnplanted)
+				for _, u := range v.Unplanted {
+					fmt.Fprintf(w, "    %s\n", u)
+				}
+			}
+		default:
+			fmt.Fprintf(w, "showcase-score: %s passed the gate: %s\n", name, sc.Headline())
+		}
+	}
+	if len(untestable) > 0 {
+		return errors.New("nothing to judge: " + strings.Join(untestable, "; "))
+	}
+	if failed > 0 {
+		return gateError{failed}
+	}
+	return nil
 }
 
 // scoreEntry reads one report, its instance and its baseline, and scores

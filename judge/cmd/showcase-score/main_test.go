@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,7 +26,7 @@ const samples = "../../score/testdata/samples/schemathesis-4.9.5/before-fidelity
 func TestScores(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
-	if err := run([]string{"-baseline", samples + "defects-none-seed20240101/junit.xml", samples + "defects-all-seed20240101/report.ndjson.gz"}, &out); err != nil {
+	if err := run([]string{"-baseline", samples + "defects-none-seed20240101/junit.xml", samples + "defects-all-seed20240101/report.ndjson.gz"}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "9 of 10 planted defects reported, 0 unplanted, 3 false positives") {
@@ -51,7 +52,7 @@ func TestScores(t *testing.T) {
 	_ = os.WriteFile(file, body, 0o644)
 	for _, where := range []string{admin.URL + "/defects", file} {
 		out.Reset()
-		if err := run([]string{"-exposure", where, "-format", "json", samples + "defects-all-seed20240101/junit.xml"}, &out); err != nil {
+		if err := run([]string{"-exposure", where, "-format", "json", samples + "defects-all-seed20240101/junit.xml"}, &out, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		var sc score.Scorecard
@@ -72,7 +73,7 @@ func TestScoreboard(t *testing.T) {
 	var out strings.Builder
 	err := run([]string{"-format", "text",
 		"-baseline", samples + "defects-none-seed20240101/junit.xml", samples + "defects-all-seed20240101/junit.xml",
-		"-tool", "Schemathesis 4.9.5 (seed 3)", "-defects", "all", samples + "defects-all-seed3/report.ndjson.gz"}, &out)
+		"-tool", "Schemathesis 4.9.5 (seed 3)", "-defects", "all", samples + "defects-all-seed3/report.ndjson.gz"}, &out, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,13 +91,13 @@ func TestRefuses(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.csv")
 	_ = os.WriteFile(bad, []byte("method,path,class\nGET,/x,nonsense\n"), 0o644)
 	var out strings.Builder
-	err := run([]string{bad}, &out)
+	err := run([]string{bad}, &out, io.Discard)
 	var ie *score.InputError
 	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), bad+":2: ") || out.Len() != 0 {
 		t.Errorf("%v, output %q", err, out.String())
 	}
 	// A report that is not there is an input error too.
-	if err := run([]string{filepath.Join(t.TempDir(), "missing.sarif")}, &out); !errors.As(err, &ie) || !strings.Contains(err.Error(), "missing.sarif: no such file") {
+	if err := run([]string{filepath.Join(t.TempDir(), "missing.sarif")}, &out, io.Discard); !errors.As(err, &ie) || !strings.Contains(err.Error(), "missing.sarif: no such file") {
 		t.Errorf("a missing report: %v", err)
 	}
 	for _, args := range [][]string{
@@ -108,7 +109,7 @@ func TestRefuses(t *testing.T) {
 		{"-defects", "NOPE-1", bad},
 	} {
 		var ue usageError
-		if err := run(args, &out); !errors.As(err, &ue) {
+		if err := run(args, &out, io.Discard); !errors.As(err, &ue) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
@@ -147,7 +148,7 @@ func TestCompareRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := run([]string{"-format", "markdown", run1, run2}, &out); err != nil {
+	if err := run([]string{"-format", "markdown", run1, run2}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -160,7 +161,7 @@ func TestCompareRuns(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := run([]string{"-format", "json", run1, run3}, &out); err != nil {
+	if err := run([]string{"-format", "json", run1, run3}, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	var s trials.Summary
@@ -168,14 +169,14 @@ func TestCompareRuns(t *testing.T) {
 		t.Errorf("two runs' strong: %v %+v", err, s.Tools)
 	}
 	out.Reset()
-	if err := run([]string{"-format", "svg", run1, run2}, &out); err != nil || !strings.Contains(out.String(), "<svg") {
+	if err := run([]string{"-format", "svg", run1, run2}, &out, io.Discard); err != nil || !strings.Contains(out.String(), "<svg") {
 		t.Errorf("svg: %v", err)
 	}
-	if err := run([]string{run1, samples + "defects-all-seed20240101/junit.xml"}, &out); err == nil {
+	if err := run([]string{run1, samples + "defects-all-seed20240101/junit.xml"}, &out, io.Discard); err == nil {
 		t.Error("a run and a report compared")
 	}
 	var ue usageError
-	if err := run([]string{run1, run1}, &out); !errors.As(err, &ue) {
+	if err := run([]string{run1, run1}, &out, io.Discard); !errors.As(err, &ue) {
 		t.Errorf("one run given twice: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -85,10 +86,10 @@ func TestReadmeScoreboard(t *testing.T) {
 			t.Fatal(err)
 		}
 		var md, svg bytes.Buffer
-		if err := run(append([]string{"-format", "markdown"}, s.args...), &md); err != nil {
+		if err := run(append([]string{"-format", "markdown"}, s.args...), &md, io.Discard); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if err := run(append([]string{"-format", "svg"}, s.args...), &svg); err != nil {
+		if err := run(append([]string{"-format", "svg"}, s.args...), &svg, io.Discard); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		before, rest, ok1 := strings.Cut(string(doc), s.begin+"\n")
