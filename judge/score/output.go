@@ -87,6 +87,9 @@ func writeJUnit(w io.Writer, cards []Scorecard) error {
 	all := junitSuites{Name: "defect showcase"}
 	for _, sc := range cards {
 		suite := junitSuite{Name: sc.title(), Properties: []junitProperty{{"report", sc.reportName()}, {"headline", sc.Headline()}}}
+		for _, n := range sc.Notes() {
+			suite.Properties = append(suite.Properties, junitProperty{"note", n})
+		}
 		untested := ""
 		if sc.NotRun != "" || sc.TestedNothing {
 			untested = sc.Headline()
@@ -107,7 +110,7 @@ func writeJUnit(w io.Writer, cards []Scorecard) error {
 				c.Failure = &junitMessage{Type: "missed", Message: d.Verdict(), Text: fmt.Sprintf("%s was not reported on %s: %s", d.ID, d.Operation, d.Verdict())}
 				suite.Failures++
 			default:
-				c.Out = "reported by " + checks(d.Findings)
+				c.Out = d.Verdict() + " by " + checks(d.Findings)
 			}
 			suite.Cases = append(suite.Cases, c)
 		}
@@ -148,7 +151,8 @@ func writeSARIF(w io.Writer, cards []Scorecard) error {
 	doc := sarif.NewReport()
 	for _, sc := range cards {
 		run := sarif.NewRunWithInformationURI("showcase-score", "https://github.com/defectshowcase/showcase/blob/main/docs/scoring.md")
-		run.WithProperties(sarif.NewPropertyBag().Add("scored_tool", sc.Tool).Add("report", sc.reportName()).Add("setting", sc.Setting).Add("headline", sc.Headline()))
+		run.WithProperties(sarif.NewPropertyBag().Add("scored_tool", sc.Tool).Add("report", sc.reportName()).Add("setting", sc.Setting).
+			Add("headline", sc.Headline()).Add("notes", append([]string{}, sc.Notes()...)))
 		for _, d := range catalogue.Defects {
 			props := sarif.NewPropertyBag()
 			tags := []string{catalogue.EndpointOf(d.ID).Category}
@@ -179,7 +183,7 @@ func writeSARIF(w io.Writer, cards []Scorecard) error {
 			case untested:
 				res.WithKind("review").WithLevel("none").WithMessage(sarif.NewTextMessage(sc.Headline()))
 			case d.Reported:
-				res.WithKind("pass").WithLevel("none").WithMessage(sarif.NewTextMessage(fmt.Sprintf("%s reported by %s", d.ID, checks(d.Findings))))
+				res.WithKind("pass").WithLevel("none").WithMessage(sarif.NewTextMessage(fmt.Sprintf("%s %s by %s", d.ID, d.Verdict(), checks(d.Findings))))
 			default:
 				res.WithKind("fail").WithLevel("error").WithMessage(sarif.NewTextMessage(fmt.Sprintf("%s %s missed on %s: %s", d.ID, d.Title, d.Operation, d.Verdict())))
 			}
