@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -279,11 +280,6 @@ func TestBoardScoresAReport(t *testing.T) {
 		}
 		res.Body.Close()
 	}
-	report := "../judge/score/testdata/samples/schemathesis-4.9.5/defects-all-seed3/report.ndjson.gz"
-	data, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
 	post := func(name string, body io.Reader) (*http.Response, []byte) {
 		res, err := http.Post(in.admin.URL+board.PathScore+"?name="+name, "application/octet-stream", body)
 		if err != nil {
@@ -293,42 +289,53 @@ func TestBoardScoresAReport(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return res, b
 	}
-	res, body := post("report.ndjson.gz", bytes.NewReader(data))
-	if res.StatusCode != 200 {
-		t.Fatalf("%s %s", res.Status, body)
-	}
-	var got board.Scored
-	if err := json.Unmarshal(body, &got); err != nil {
-		t.Fatal(err)
-	}
-	// The scorer, given the same report and the instance's /defects.
-	rep, err := score.ReadFile(report, score.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := http.Get(in.admin.URL + gateway.PathDefects)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth, _ := io.ReadAll(tr.Body)
-	tr.Body.Close()
-	inst, err := score.ParseExposure("defects.json", truth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := score.Score(rep, inst, nil)
-	if got.Headline != want.Headline() || len(got.Verdicts) != len(want.Defects) || got.Unplanted != len(want.Unplanted) {
-		t.Errorf("the board: %q, %d verdicts; the scorer: %q, %d", got.Headline, len(got.Verdicts), want.Headline(), len(want.Defects))
-	}
-	for i, v := range got.Verdicts {
-		if v.ID != want.Defects[i].ID || v.Verdict != want.Defects[i].Verdict() {
-			t.Errorf("%s: the board says %q, the scorer %q", v.ID, v.Verdict, want.Defects[i].Verdict())
+	// Schemathesis's ndjson, and WFC reports: whole, cut short, of a run
+	// against DEFECTS=none, of a run that made no test.
+	for _, report := range []string{"../judge/score/testdata/samples/schemathesis-4.9.5/defects-all-seed3/report.ndjson.gz",
+		"../judge/score/testdata/wfc/full.json", "../judge/score/testdata/wfc/cut.json", "../judge/score/testdata/wfc/defects-none.json", "../judge/score/testdata/wfc/no-tests.json"} {
+		data, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, body := post(filepath.Base(report), bytes.NewReader(data))
+		if res.StatusCode != 200 {
+			t.Fatalf("%s: %s %s", report, res.Status, body)
+		}
+		var got board.Scored
+		if err := json.Unmarshal(body, &got); err != nil {
+			t.Fatal(err)
+		}
+		// The scorer, given the same report and the instance's /defects.
+		rep, err := score.ReadFile(report, score.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := http.Get(in.admin.URL + gateway.PathDefects)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth, _ := io.ReadAll(tr.Body)
+		tr.Body.Close()
+		inst, err := score.ParseExposure("defects.json", truth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := score.Score(rep, inst, nil)
+		if got.Headline != want.Headline() || len(got.Verdicts) != len(want.Defects) || got.Unplanted != len(want.Unplanted) || got.Scorecard.FormatVersion != want.FormatVersion {
+			t.Errorf("%s: the board: %q, %d verdicts; the scorer: %q, %d", report, got.Headline, len(got.Verdicts), want.Headline(), len(want.Defects))
+		}
+		for i, v := range got.Verdicts {
+			if v.ID != want.Defects[i].ID || v.Verdict != want.Defects[i].Verdict() {
+				t.Errorf("%s: %s: the board says %q, the scorer %q", report, v.ID, v.Verdict, want.Defects[i].Verdict())
+			}
+		}
+		if strings.HasSuffix(report, "seed3/report.ndjson.gz") || strings.HasSuffix(report, "full.json") {
+			if got.Verdicts[0].Verdict != "reported" {
+				t.Errorf("%s: SEC-01, triggered here and in the report: %q", report, got.Verdicts[0].Verdict)
+			}
 		}
 	}
-	if got.Verdicts[0].Verdict != "reported" {
-		t.Errorf("SEC-01, triggered here and in the report: %q", got.Verdicts[0].Verdict)
-	}
-	res, body = post("notes.txt", strings.NewReader("\x00\x01 not a report"))
+	res, body := post("notes.txt", strings.NewReader("\x00\x01 not a report"))
 	if res.StatusCode != http.StatusUnprocessableEntity || !bytes.Contains(body, []byte("notes.txt:1: binary data, not a report this scorer reads")) {
 		t.Errorf("garbage: %s %s", res.Status, body)
 	}
