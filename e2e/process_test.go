@@ -287,7 +287,7 @@ func TestEveryBinaryPrintsItsVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make build: %v\n%s", err, out)
 	}
-	for _, name := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-score", "showcase-trials", "showcase-replay", "showcase-agent", "showcase-load"} {
+	for _, name := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-score", "showcase-trials", "showcase-replay", "showcase-truth", "showcase-agent", "showcase-load"} {
 		out, err := exec.Command(filepath.Join(dir, name), "-version").Output()
 		if err != nil || string(out) != name+" v0.0.0-e2e\n" {
 			t.Errorf("%s -version: %q, %v", name, out, err)
