@@ -203,6 +203,9 @@ func TestCIJobs(t *testing.T) {
 		t.Errorf("showcase.sarif: %v\n%.2000s", err, b)
 	}
 	dir, outs = job("GitLab", glSteps, -1)
+	if !strings.Contains(outs[5], "passed the gate: reached 10 of 10 operations, 10 of 10 planted defects reported, 0 unplanted") {
+		t.Errorf("GitLab's gate:\n%s", outs[5])
+	}
 	var suites struct {
 		Tests    int `xml:"tests,attr"`
 		Failures int `xml:"failures,attr"`
