@@ -36,7 +36,7 @@ func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 			fmt.Fprintf(w, "Trials %s left a report cut short (the tool was stopped before it closed it): each is scored for what it held.\n\n", ints(t.Truncated))
 		}
 		if !t.Timed {
-			fmt.Fprintf(w, "Its reports carry no time for some detections (JUnit and SARIF give none): no time to detect is given for those defects, and they are left out of the chart.\n\n")
+			fmt.Fprintf(w, "Its reports carry no time for some detections (JUnit, SARIF and WFC give none): no time to detect is given for those defects, and they are left out of the chart.\n\n")
 		}
 		fmt.Fprintln(w, "| defect | reached | triggered | detected | time to trigger, median (95 % CI) | time to detect, median (95 % CI) |")
 		fmt.Fprintln(w, "|---|--:|--:|--:|---|---|")

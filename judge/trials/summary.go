@@ -362,7 +362,7 @@ func compare(a, b ToolSummary) PairSummary {
 	}
 	for _, t := range []ToolSummary{a, b} {
 		if !t.Timed {
-			p.Notes = append(p.Notes, fmt.Sprintf("No time verdicts where %s detected a defect: its reports carry no time for it (JUnit and SARIF give none), so only whether it detects is compared.", t.Tool))
+			p.Notes = append(p.Notes, fmt.Sprintf("No time verdicts where %s detected a defect: its reports carry no time for it (JUnit, SARIF and WFC give none), so only whether it detects is compared.", t.Tool))
 		}
 	}
 	if a.Budget != b.Budget {

@@ -35,7 +35,7 @@ type Stage struct {
 	// DetectedAfter is nil for a detection whose report carries no time;
 	// DetectedOrder is its place among the trial's detections by where the
 	// report first has them (1: first), for reports that carry order but
-	// no time (SARIF, JUnit).
+	// no time (SARIF, JUnit, WFC).
 	DetectedAfter *float64 `json:"detected_after,omitempty"`
 	DetectedOrder int      `json:"detected_order,omitempty"`
 }
