@@ -219,7 +219,7 @@ var Defects = []Defect{
 		},
 		Classes:       []Class{UndocumentedStatus},
 		WFC:           []int{WFCSchemaMismatch},
-		CodesNote:     "F101: an undocumented status is a response not matching its schema, the operation's declared responses (EvoMaster files it so)",
+		CodesNote:     "F101: an undocumented status is a response not matching its schema, the operation's declared responses",
 		TriggeredWhen: "an `id` that names no item is answered with the 404",
 		Off:           "reads `id` as an integer (`00` is 0); an id that is not an integer is `400`, one that names no item `404 {\"error\":\"Not Found\"}`",
 		Correction:    "the `404` is declared (`ErrorBody`): the defect is that it was undocumented, not that it exists"},

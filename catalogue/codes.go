@@ -129,8 +129,8 @@ func WFCClass(code int, context string) Class {
 }
 
 // schemaMismatchClass reads an F101's context: WFC has one class for every
-// way a response can fail its schema, and tools say in the context which
-// (EvoMaster writes the status or the content type it met there).
+// way a response can fail its schema, and the context is where a tool can
+// say which: a status, a content type, or else the body.
 func schemaMismatchClass(context string) Class {
 	c := strings.ToLower(context)
 	switch {

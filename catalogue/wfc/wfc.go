@@ -137,10 +137,11 @@ type Options struct {
 	Version string
 	// Created is the report's creationTime.
 	Created time.Time
-	// CatalogueCodes writes every code as WFC's catalogue (and EvoMaster)
-	// have it, SEC-01 under F207 and ERR-02 under F209 too, though the
-	// published schema's code ranges leave 207-210 out: the report is then
-	// what such a tool writes, not valid against the schema.
+	// CatalogueCodes writes every code as WFC's catalogue defines it,
+	// SEC-01 under F207 and ERR-02 under F209 too, though the published
+	// schema's code ranges leave 207-210 out: the report is then what a
+	// tool that follows the catalogue writes, not valid against the
+	// schema.
 	CatalogueCodes bool
 }
 
