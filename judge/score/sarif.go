@@ -30,13 +30,10 @@ import (
 // last whole value and read for what it holds, marked truncated.
 func readSARIF(name string, r io.Reader) (Report, error) {
 	rep := Report{Format: "sarif", Tool: "SARIF"}
-	cl := newJSONCloser(r, 1)
-	lc := &lineCounter{r: cl}
-	dec := json.NewDecoder(lc)
-	fail := func(err error) (Report, error) { return rep, jsonError(name, lc, dec, "not SARIF", err) }
-	refuse := func(line int, format string, args ...any) (Report, error) {
-		return rep, &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
+	doc := openJSONDoc(name, r, 1, "not SARIF")
+	cl, lc, dec := doc.cl, doc.lc, doc.dec
+	fail := func(err error) (Report, error) { return rep, doc.fail(err) }
+	refuse := func(line int, format string, args ...any) (Report, error) { return rep, doc.refuse(line, format, args...) }
 	if err := expectDelim(dec, '{'); err != nil {
 		return fail(err)
 	}
@@ -70,11 +67,8 @@ func readSARIF(name string, r io.Reader) (Report, error) {
 			}
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return fail(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return refuse(lc.lineAt(dec.InputOffset()), "not SARIF: more after the document")
+	if err := doc.end(); err != nil {
+		return rep, err
 	}
 	if version == "" && cl.cut {
 		version = "2.1.0" // written last (nuclei does), and cut off: the sniffer knew it by its runs or its $schema

@@ -29,13 +29,10 @@ import (
 // fault and read for what it holds, marked truncated.
 func readWFC(name string, r io.Reader) (Report, error) {
 	rep := Report{Format: "wfc", Tool: "a WFC tool"}
-	cl := newJSONCloser(r, 1)
-	lc := &lineCounter{r: cl}
-	dec := json.NewDecoder(lc)
-	fail := func(err error) (Report, error) { return rep, jsonError(name, lc, dec, "not a WFC report", err) }
-	refuse := func(line int, format string, args ...any) (Report, error) {
-		return rep, &InputError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
+	doc := openJSONDoc(name, r, 1, "not a WFC report")
+	cl, lc, dec := doc.cl, doc.lc, doc.dec
+	fail := func(err error) (Report, error) { return rep, doc.fail(err) }
+	refuse := func(line int, format string, args ...any) (Report, error) { return rep, doc.refuse(line, format, args...) }
 	if err := expectDelim(dec, '{'); err != nil {
 		return fail(err)
 	}
@@ -106,11 +103,8 @@ func readWFC(name string, r io.Reader) (Report, error) {
 			}
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return fail(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return refuse(lc.lineAt(dec.InputOffset()), "not a WFC report: more after the document")
+	if err := doc.end(); err != nil {
+		return rep, err
 	}
 	switch major, _, _ := strings.Cut(strings.TrimPrefix(version, "v"), "."); {
 	case version == "":
