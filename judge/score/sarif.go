@@ -33,7 +33,9 @@ func readSARIF(name string, r io.Reader) (Report, error) {
 	doc := openJSONDoc(name, r, 1, "not SARIF")
 	cl, lc, dec := doc.cl, doc.lc, doc.dec
 	fail := func(err error) (Report, error) { return rep, doc.fail(err) }
-	refuse := func(line int, format string, args ...any) (Report, error) { return rep, doc.refuse(line, format, args...) }
+	refuse := func(line int, format string, args ...any) (Report, error) {
+		return rep, doc.refuse(line, format, args...)
+	}
 	if err := expectDelim(dec, '{'); err != nil {
 		return fail(err)
 	}
