@@ -84,6 +84,26 @@ func TestHostileInputBothModes(t *testing.T) {
 		}
 	})
 
+	// The answer key on the gateway's admin port is the same in both
+	// modes, whatever codes= a client sends: the key, or 400 in the admin
+	// port's error shape, never anything else.
+	t.Run("the answer key, asked for anything", func(t *testing.T) {
+		for _, c := range []struct {
+			query  string
+			status int
+		}{
+			{"", 200}, {"?codes=catalogue", 200}, {"?codes=schema&codes=all", 200}, {"?codes=%00%ff", 400},
+			{"?codes=" + strings.Repeat("x", 4000), 400}, {"?codes=%", 400},
+		} {
+			a := both(t, func(t *testing.T, _ string, d deployment) answer {
+				return rawAnswer(t, d.admins[0], "GET /defects/wfc"+c.query+" HTTP/1.1\r\nHost: showcase.test\r\nConnection: close\r\n\r\n", false)
+			})
+			if a.status != c.status || a.contentType != "application/json" {
+				t.Errorf("/defects/wfc%.40s: %s, want %d JSON", c.query, a, c.status)
+			}
+		}
+	})
+
 	// Rows 1 and 4: a body the client breaks (a malformed chunk, a
 	// connection half-closed short of its Content-Length) is the client's
 	// error: the same answer as the one process, and no upstream failure.

@@ -254,7 +254,12 @@ func defectsReport(active catalogue.Set, log *observe.ExposureLog, reach *reachL
 func answerKey(active catalogue.Set) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		opt := wfc.Options{Version: version.String(), Created: time.Now()}
-		switch codes := r.URL.Query().Get("codes"); codes {
+		query, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			respond.Error(w, http.StatusBadRequest, "the query does not parse: "+err.Error())
+			return
+		}
+		switch codes := query.Get("codes"); codes {
 		case "", "schema":
 		case "catalogue":
 			opt.CatalogueCodes = true

@@ -273,6 +273,9 @@ func TestAnswerKeyServed(t *testing.T) {
 	if rec.Code != 400 || !strings.HasPrefix(rec.Body.String(), `{"error":"codes=\"all\": want schema`) {
 		t.Errorf("codes=all: %d %s", rec.Code, rec.Body)
 	}
+	if rec := get(gateway.PathAnswerKey + "?codes=%zz"); rec.Code != 400 || !strings.HasPrefix(rec.Body.String(), `{"error":"the query does not parse`) {
+		t.Errorf("codes=%%zz: %d %s", rec.Code, rec.Body)
+	}
 }
 
 // The Postman collections the instance serves, sent to an instance running
