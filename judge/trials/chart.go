@@ -7,7 +7,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -104,7 +103,7 @@ func Chart(trials []Trial, files ...string) error {
 	p.Add(plotter.NewGrid())
 	for i, name := range names {
 		b := bandOf(byTool[name])
-		c := plotutil.Color(i)
+		c := toolColor(i)
 		// The band: over each step, a rectangle from Q1 to Q3.
 		var upper, lower plotter.XYs
 		for j := range b.At {
@@ -123,8 +122,7 @@ func Chart(trials []Trial, files ...string) error {
 		if err != nil {
 			return err
 		}
-		r, g, bl, _ := c.RGBA()
-		band.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 60}
+		band.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 60}
 		band.LineStyle.Width = 0
 		p.Add(band)
 		med := make(plotter.XYs, 0, len(b.At)+1)
@@ -137,6 +135,7 @@ func Chart(trials []Trial, files ...string) error {
 			return err
 		}
 		line.Color = c
+		line.Dashes = toolDashes(i)
 		line.Width = vg.Points(2)
 		line.StepStyle = plotter.PostStep
 		p.Add(line)
@@ -192,7 +191,8 @@ func CDDiagram(r Ranking, files ...string) error {
 		if err != nil {
 			return err
 		}
-		stem.Color = plotutil.Color(row)
+		stem.Color = toolColor(i)
+		stem.Dashes = toolDashes(i)
 		stem.Width = vg.Points(1)
 		p.Add(stem)
 		dot, err := plotter.NewScatter(plotter.XYs{{X: x, Y: 0}})
@@ -201,7 +201,7 @@ func CDDiagram(r Ranking, files ...string) error {
 		}
 		dot.GlyphStyle.Shape = draw.CircleGlyph{}
 		dot.GlyphStyle.Radius = vg.Points(3)
-		dot.GlyphStyle.Color = plotutil.Color(row)
+		dot.GlyphStyle.Color = toolColor(i)
 		p.Add(dot)
 		labels.XYs = append(labels.XYs, plotter.XY{X: x, Y: y})
 		labels.Labels = append(labels.Labels, fmt.Sprintf(" %s (%.2f)", r.Tools[i], x))
