@@ -298,6 +298,22 @@ func (s Survival) below(curve []float64) float64 {
 	return math.NaN()
 }
 
+// RestrictedMean is the restricted mean time to the event up to tau: the
+// area under the estimate from 0 to tau, the mean of min(T, tau) (Royston
+// and Parmar 2013). Magma reports its bugs' times so, over the campaign's
+// length: a trial that never saw the event counts tau, not nothing.
+func (s Survival) RestrictedMean(tau float64) float64 {
+	area, at, surv := 0.0, 0.0, 1.0
+	for i, t := range s.Times {
+		if t >= tau {
+			break
+		}
+		area += surv * (t - at)
+		at, surv = t, s.S[i]
+	}
+	return area + surv*(tau-at)
+}
+
 // LogRank compares two samples of censored times (the Mantel-Haenszel
 // log-rank test): its chi-square statistic with one degree of freedom, its
 // p-value, and the events A saw against those expected of it were both

@@ -155,3 +155,41 @@ func TestNemenyi(t *testing.T) {
 		t.Errorf("CD for 4 over 14: %v, want 1.25", cd)
 	}
 }
+
+// The restricted mean is the area under the Kaplan-Meier steps, worked by
+// hand. Four trials, detected at 2, 4 and 7 s and one ended at 4 s
+// without it: the estimate is 1 until 2 s, 3/4 until 4 s (the event at 4
+// counts before the censoring: 3 at risk, 1 event), 1/2 until 7 s, then
+// 0. To 6 s: 2·1 + 2·3/4 + 2·1/2 = 4.5; to 10 s: 2 + 1.5 + 3·1/2 = 5;
+// to 1 s: 1. The order the trials come in does not matter.
+func TestRestrictedMean(t *testing.T) {
+	t.Parallel()
+	times, events := []float64{2, 4, 4, 7}, []bool{true, true, false, true}
+	for _, c := range []struct{ tau, want float64 }{{6, 4.5}, {10, 5}, {1, 1}, {2, 2}, {4, 3.5}} {
+		if got := KaplanMeier(times, events).RestrictedMean(c.tau); !near(got, c.want, 1e-12) {
+			t.Errorf("to %v: %v, want %v", c.tau, got, c.want)
+		}
+	}
+	rev := KaplanMeier([]float64{7, 4, 4, 2}, []bool{true, false, true, true})
+	if got := rev.RestrictedMean(6); !near(got, 4.5, 1e-12) {
+		t.Errorf("in the other order: %v, want 4.5", got)
+	}
+	// Nothing detected: every trial counts the whole budget.
+	if got := KaplanMeier([]float64{60, 60}, []bool{false, false}).RestrictedMean(60); got != 60 {
+		t.Errorf("never detected: %v, want 60", got)
+	}
+	// The 6-MP group to 23 weeks, the steps of the book's table (0.857,
+	// 0.807, 0.753, 0.690, 0.627, 0.538 after 6, 7, 10, 13, 16 and 22
+	// weeks) summed by hand: 6 + 1·0.857 + 3·0.807 + 3·0.753 + 3·0.690
+	// + 6·0.627 + 1·0.538 = 17.91 weeks, here with the exact fractions.
+	s6 := 18.0 / 21
+	s7 := s6 * 16 / 17
+	s10 := s7 * 14 / 15
+	s13 := s10 * 11 / 12
+	s16 := s13 * 10 / 11
+	s22 := s16 * 6 / 7
+	want := 6 + 1*s6 + 3*s7 + 3*s10 + 3*s13 + 6*s16 + 1*s22
+	if got := KaplanMeier(mp6, mp6Event).RestrictedMean(23); !near(got, want, 1e-9) || !near(got, 17.91, 0.01) {
+		t.Errorf("6-MP to 23 weeks: %v, want %v", got, want)
+	}
+}

@@ -21,8 +21,9 @@ const (
 )
 
 // WriteRun writes a run's report over its trials into dir: Markdown, JSON
-// (the summary, with every trial), the chart and, for three or more tools,
-// the critical-difference diagram, each as SVG and PNG.
+// (the summary, with every trial), a page (report.html), the chart and,
+// for three or more tools, the critical-difference diagram, each as SVG
+// and PNG.
 func WriteRun(dir string, ts []Trial) error {
 	s := Summarize(ts, 0)
 	prov, err := ReadProvenance(dir)
@@ -62,6 +63,17 @@ func WriteRun(dir string, ts []Trial) error {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, ReportJSON), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	experiment, err := os.ReadFile(filepath.Join(dir, ExperimentFile))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var page bytes.Buffer
+	if err := s.WriteHTML(&page, string(experiment)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ReportHTML), page.Bytes(), 0o644); err != nil {
 		return err
 	}
 	return Chart(ts, filepath.Join(dir, ChartSVG), filepath.Join(dir, ChartPNG))

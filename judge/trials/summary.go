@@ -33,18 +33,23 @@ func spreadOf(xs []float64) *Spread {
 // Censored is a time to an event over a tool's trials, each trial's time
 // the event's or, where it never happened, its budget's (censored), with
 // the Kaplan-Meier median and its 95 % interval; a nil median or bound is
-// "not reached".
+// "not reached". RestrictedMean is the mean time over the budget (Magma's
+// measure: a trial without the event counts the whole budget), Budget
+// that budget.
 type Censored struct {
-	Trials int       `json:"trials"`
-	Events int       `json:"events"`
-	Median *float64  `json:"median"`
-	Lower  *float64  `json:"lower"`
-	Upper  *float64  `json:"upper"`
-	times  []float64 // each trial's time
-	events []bool    // whether it is the event's
+	Trials         int       `json:"trials"`
+	Events         int       `json:"events"`
+	Median         *float64  `json:"median"`
+	Lower          *float64  `json:"lower"`
+	Upper          *float64  `json:"upper"`
+	RestrictedMean float64   `json:"restricted_mean"`
+	Budget         float64   `json:"budget"`
+	times          []float64 // each trial's time
+	events         []bool    // whether it is the event's
 }
 
-func censoredOf(times []float64, events []bool) *Censored {
+// censoredOf is the time to an event, restricted to the budget tau.
+func censoredOf(times []float64, events []bool, tau float64) *Censored {
 	km := stats.KaplanMeier(times, events)
 	m := km.Median()
 	ptr := func(x float64) *float64 {
@@ -53,7 +58,8 @@ func censoredOf(times []float64, events []bool) *Censored {
 		}
 		return &x
 	}
-	return &Censored{Trials: len(times), Events: km.Events, Median: ptr(m.Time), Lower: ptr(m.Lower), Upper: ptr(m.Upper), times: times, events: events}
+	return &Censored{Trials: len(times), Events: km.Events, Median: ptr(m.Time), Lower: ptr(m.Lower), Upper: ptr(m.Upper),
+		RestrictedMean: km.RestrictedMean(tau), Budget: tau, times: times, events: events}
 }
 
 // DefectSummary is one defect over one tool's trials: in how many each
@@ -241,9 +247,9 @@ func summarizeTool(name string, trials []Trial, fallback float64) ToolSummary {
 				det, detEv = append(det, budget), append(detEv, false)
 			}
 		}
-		ds.TimeToTrigger = censoredOf(trig, trigEv)
+		ds.TimeToTrigger = censoredOf(trig, trigEv, ts.Budget)
 		if ds.Untimed == 0 {
-			ds.TimeToDetect = censoredOf(det, detEv)
+			ds.TimeToDetect = censoredOf(det, detEv, ts.Budget)
 		} else {
 			ts.Timed = false
 		}

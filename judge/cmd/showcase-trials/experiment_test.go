@@ -80,11 +80,18 @@ func TestExperimentFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	page, err := os.ReadFile(filepath.Join(out, trials.ReportHTML))
+	if err != nil || !strings.Contains(string(page), "<pre id=\"experiment\">") {
+		t.Fatalf("report.html, with the experiment file: %v", err)
+	}
 	if err := trials.Rebuild(out); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := os.ReadFile(filepath.Join(out, trials.ReportMarkdown)); string(again) != string(md) {
 		t.Errorf("rebuilt from the folder, the report differs:\n%s\n----\n%s", md, again)
+	}
+	if again, _ := os.ReadFile(filepath.Join(out, trials.ReportHTML)); string(again) != string(page) {
+		t.Error("rebuilt from the folder, report.html differs")
 	}
 }
 

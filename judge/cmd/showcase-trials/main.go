@@ -19,7 +19,8 @@
 // (its number, or the -seeds list's) and {out} the folder the tool writes
 // into, its report among what it writes (-report picks it). A command runs
 // to the next argument that is exactly -tool, or to the end. It writes
-// DIR/report.md, DIR/report.json, DIR/chart.svg and DIR/chart.png, and a
+// DIR/report.md, DIR/report.html, DIR/report.json, DIR/chart.svg and
+// DIR/chart.png, and a
 // folder per tool and trial. Trials run one at a time unless -concurrency
 // says otherwise: the timing defects (endpoints 9 and 10) are about time, and
 // trials sharing the cores change what a tool measures.
