@@ -128,3 +128,17 @@ func pick(happened bool, after *float64, budget float64) float64 {
 	}
 	return budget
 }
+
+// A tool's name is the experiment author's text, drawn into the figures
+// and written in the tables: escaped everywhere, never markup.
+func TestReportHTMLEscapes(t *testing.T) {
+	t.Parallel()
+	s := Summarize([]Trial{{Tool: "<script>x</script>&", Number: 1, Budget: 10, Seconds: 1, Outcome: "finished"}}, 10)
+	var b strings.Builder
+	if err := s.WriteHTML(&b, ""); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "<script") || !strings.Contains(b.String(), "&lt;script&gt;") {
+		t.Error("a tool's name is written as markup")
+	}
+}
