@@ -10,7 +10,7 @@
 // response. It writes what it finds as the plain report the scorer reads,
 // a row per finding with the time it saw it, as it goes (a run stopped
 // early keeps what it found); with -format wfc, as a Web Fuzzing Commons
-// report (report.json), rewritten whole after each defect: its findings
+// report (report.json), rewritten whole after each answer: its findings
 // under WFC's codes, a slow answer, which WFC has no code for, as a
 // warning, and no times, which WFC has no place for.
 //
@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	base := fs.String("base", "http://localhost:8080", "the instance's base URL")
 	out := fs.String("out", "report.csv", "the report to write")
-	format := fs.String("format", "csv", "the report's format: csv (method,path,class,detail,time, written as it goes) or wfc (a Web Fuzzing Commons report, rewritten after each defect)")
+	format := fs.String("format", "csv", "the report's format: csv (method,path,class,detail,time, written as it goes) or wfc (a Web Fuzzing Commons report, rewritten after each answer)")
 	weak := fs.Bool("weak", false, "be the deliberately weak tool: a seeded random subset, shuffled, with pauses")
 	seed := fs.Uint64("seed", 1, "the weak tool's random source")
 	prob := fs.Float64("p", 0.5, "the weak tool's chance of trying each defect")
@@ -129,16 +129,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				fmt.Fprintf(stderr, "showcase-replay: %s %s: %v\n", e.Method, def.Target(tr), err)
 				rep.tested(test, e.Method, e.Path, def.Target(tr), 0)
-				continue
+			} else {
+				rep.tested(test, e.Method, e.Path, def.Target(tr), ans.status)
+				for _, fd := range doc.check(e.Method, e.Path, ans) {
+					rep.found(test, e.Method, e.Path, fd, ans.at)
+					found++
+				}
 			}
-			rep.tested(test, e.Method, e.Path, def.Target(tr), ans.status)
-			for _, fd := range doc.check(e.Method, e.Path, ans) {
-				rep.found(test, e.Method, e.Path, fd, ans.at)
-				found++
+			// Written after each answer, as the run goes: a tool stopped
+			// keeps what it found.
+			if err := rep.flush(); err != nil {
+				return err
 			}
-		}
-		if err := rep.flush(); err != nil {
-			return err
 		}
 	}
 	fmt.Fprintf(stderr, "showcase-replay: %d findings in %s\n", found, *out)
