@@ -1,7 +1,9 @@
 package trials
 
 import (
+	"bytes"
 	"fmt"
+	"html/template"
 	"image/color"
 	"sort"
 
@@ -67,11 +69,10 @@ func compact(xs []float64) []float64 {
 	return out
 }
 
-// Chart draws defects detected over time, one line per tool (its median
-// over the trials) in a band between the quartiles, both stepping at the
-// detections' own times, and saves it to each file (by its extension:
-// .svg, .png). The y-axis ends at the number of defects.
-func Chart(trials []Trial, files ...string) error {
+// stepFigure draws defects detected over time, one line per tool (its
+// median over the trials) in a band between the quartiles, both stepping
+// at the detections' own times. The y-axis ends at the number of defects.
+func stepFigure(trials []Trial) (figure, error) {
 	end := 0.0
 	var names []string
 	byTool := map[string][]Trial{}
@@ -120,7 +121,7 @@ func Chart(trials []Trial, files ...string) error {
 		}
 		band, err := plotter.NewPolygon(poly)
 		if err != nil {
-			return err
+			return figure{}, err
 		}
 		band.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 60}
 		band.LineStyle.Width = 0
@@ -132,7 +133,7 @@ func Chart(trials []Trial, files ...string) error {
 		med = append(med, plotter.XY{X: end, Y: b.Median[len(b.Median)-1]})
 		line, err := plotter.NewLine(med)
 		if err != nil {
-			return err
+			return figure{}, err
 		}
 		line.Color = c
 		line.Dashes = toolDashes(i)
@@ -141,12 +142,17 @@ func Chart(trials []Trial, files ...string) error {
 		p.Add(line)
 		p.Legend.Add(name, line)
 	}
-	for _, f := range files {
-		if err := p.Save(8*vg.Inch, 4.5*vg.Inch, f); err != nil {
-			return err
-		}
+	return figure{p, 8 * vg.Inch, 4.5 * vg.Inch}, nil
+}
+
+// Chart draws the step chart (stepFigure) and saves it to each file (by
+// its extension: .svg, .png).
+func Chart(trials []Trial, files ...string) error {
+	f, err := stepFigure(trials)
+	if err != nil {
+		return err
 	}
-	return nil
+	return f.save(files...)
 }
 
 // ticks are a tick at each whole number from one to the other.
@@ -158,11 +164,11 @@ func ticks(from, to int) []plot.Tick {
 	return ts
 }
 
-// CDDiagram draws the ranking's critical-difference diagram (Demšar
+// cdFigure draws the ranking's critical-difference diagram (Demšar
 // 2006): the tools on an axis of mean rank (1: fastest), the critical
 // difference as a bar above it, and the tools the Nemenyi test does not
-// tell apart joined by a thick line; saved to each file.
-func CDDiagram(r Ranking, files ...string) error {
+// tell apart joined by a thick line.
+func cdFigure(r Ranking) (figure, error) {
 	k := len(r.Tools)
 	order := make([]int, k)
 	for i := range order {
@@ -179,7 +185,7 @@ func CDDiagram(r Ranking, files ...string) error {
 	p.Y.Min, p.Y.Max = -rows*0.5, 1.2
 	axis, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 0}, {X: float64(k), Y: 0}})
 	if err != nil {
-		return err
+		return figure{}, err
 	}
 	axis.Width = vg.Points(1)
 	p.Add(axis)
@@ -189,7 +195,7 @@ func CDDiagram(r Ranking, files ...string) error {
 		x := r.MeanRanks[i]
 		stem, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: y}})
 		if err != nil {
-			return err
+			return figure{}, err
 		}
 		stem.Color = toolColor(i)
 		stem.Dashes = toolDashes(i)
@@ -197,7 +203,7 @@ func CDDiagram(r Ranking, files ...string) error {
 		p.Add(stem)
 		dot, err := plotter.NewScatter(plotter.XYs{{X: x, Y: 0}})
 		if err != nil {
-			return err
+			return figure{}, err
 		}
 		dot.GlyphStyle.Shape = draw.CircleGlyph{}
 		dot.GlyphStyle.Radius = vg.Points(3)
@@ -208,19 +214,19 @@ func CDDiagram(r Ranking, files ...string) error {
 	}
 	names, err := plotter.NewLabels(labels)
 	if err != nil {
-		return err
+		return figure{}, err
 	}
 	p.Add(names)
 	// The critical difference, from rank 1.
 	bar, err := plotter.NewLine(plotter.XYs{{X: 1, Y: 1}, {X: 1 + r.CD, Y: 1}})
 	if err != nil {
-		return err
+		return figure{}, err
 	}
 	bar.Width = vg.Points(2)
 	p.Add(bar)
 	cdLabel, err := plotter.NewLabels(plotter.XYLabels{XYs: []plotter.XY{{X: 1 + r.CD, Y: 1}}, Labels: []string{fmt.Sprintf(" CD = %.2f (Nemenyi, %.2f)", r.CD, Alpha)}})
 	if err != nil {
-		return err
+		return figure{}, err
 	}
 	p.Add(cdLabel)
 	index := map[string]int{}
@@ -235,15 +241,54 @@ func CDDiagram(r Ranking, files ...string) error {
 		y := 0.25 + 0.2*float64(g)
 		join, err := plotter.NewLine(plotter.XYs{{X: lo - 0.03, Y: y}, {X: hi + 0.03, Y: y}})
 		if err != nil {
-			return err
+			return figure{}, err
 		}
 		join.Width = vg.Points(4)
 		p.Add(join)
 	}
-	for _, f := range files {
-		if err := p.Save(8*vg.Inch, vg.Length(1.2+0.35*float64(k))*vg.Inch, f); err != nil {
+	return figure{p, 8 * vg.Inch, vg.Length(1.2+0.35*float64(k)) * vg.Inch}, nil
+}
+
+// CDDiagram draws the critical-difference diagram (cdFigure) and saves it
+// to each file.
+func CDDiagram(r Ranking, files ...string) error {
+	f, err := cdFigure(r)
+	if err != nil {
+		return err
+	}
+	return f.save(files...)
+}
+
+// figure is a drawn plot and its size.
+type figure struct {
+	p    *plot.Plot
+	w, h vg.Length
+}
+
+// save writes the figure to each file, by its extension.
+func (f figure) save(files ...string) error {
+	for _, name := range files {
+		if err := f.p.Save(f.w, f.h, name); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// svg is the figure as an SVG element, to stand in a page (its XML
+// prolog dropped).
+func (f figure) svg() (template.HTML, error) {
+	wt, err := f.p.WriterTo(f.w, f.h, "svg")
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return "", err
+	}
+	b := buf.Bytes()
+	if i := bytes.Index(b, []byte("<svg")); i > 0 {
+		b = b[i:]
+	}
+	return template.HTML(b), nil // drawn here; gonum escapes the text in it
 }

@@ -1,14 +1,11 @@
 package trials
 
 import (
-	"bytes"
 	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -108,43 +105,24 @@ func (s Summary) WriteHTML(w io.Writer, experiment string) error {
 		hd.Figure = fig
 		r.Defects = append(r.Defects, hd)
 	}
-	var err error
-	if r.Step, err = inlineSVG(func(f string) error { return Chart(s.Trials, f) }); err != nil {
+	step, err := stepFigure(s.Trials)
+	if err != nil {
+		return err
+	}
+	if r.Step, err = step.svg(); err != nil {
 		return err
 	}
 	if s.Ranking != nil && len(s.Ranking.MeanRanks) > 0 {
-		if r.CD, err = inlineSVG(func(f string) error { return CDDiagram(*s.Ranking, f) }); err != nil {
+		cd, err := cdFigure(*s.Ranking)
+		if err != nil {
+			return err
+		}
+		if r.CD, err = cd.svg(); err != nil {
 			return err
 		}
 	}
 	r.Heatmaps = heatmaps(s)
 	return reportPage.Execute(w, r)
-}
-
-// inlineSVG is a figure drawn to an SVG file, as an element for the page.
-func inlineSVG(draw func(file string) error) (template.HTML, error) {
-	dir, err := os.MkdirTemp("", "trials-figure-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, "figure.svg")
-	if err := draw(file); err != nil {
-		return "", err
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", err
-	}
-	return svgElement(b), nil
-}
-
-// svgElement is an SVG document without its XML prolog, to stand in a page.
-func svgElement(b []byte) template.HTML {
-	if i := bytes.Index(b, []byte("<svg")); i > 0 {
-		b = b[i:]
-	}
-	return template.HTML(b) // drawn here, from the records: no text of a tool's is in it unescaped
 }
 
 // survivalFigure draws the Kaplan-Meier curves of the time to detect the
@@ -202,15 +180,7 @@ func survivalFigure(tools []ToolSummary, i int) (template.HTML, error) {
 			p.Add(sc)
 		}
 	}
-	var buf bytes.Buffer
-	wt, err := p.WriterTo(4.2*vg.Inch, 2.6*vg.Inch, "svg")
-	if err != nil {
-		return "", err
-	}
-	if _, err := wt.WriteTo(&buf); err != nil {
-		return "", err
-	}
-	return svgElement(buf.Bytes()), nil
+	return figure{p, 4.2 * vg.Inch, 2.6 * vg.Inch}.svg()
 }
 
 // survivalAt is the estimate at time t.
