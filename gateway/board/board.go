@@ -7,30 +7,29 @@
 // report dropped on the page scored against this instance's own ground
 // truth by the scorer showcase-score uses.
 //
-// The stream is bounded: at most MaxStreams pages at once (one more gets
-// 503), one goroutine per open page and one that samples the state for
-// all of them while any is open, a few times a second however hard a tool
-// hammers the API; nothing is kept of a page once it has gone, and every
-// stream ends when its client leaves or the server stops.
+// The stream is bounded as platform/stream bounds it: at most MaxStreams
+// pages at once (one more gets 503), one goroutine per open page and one
+// that samples the state for all of them while any is open, a few times a
+// second however hard a tool hammers the API; nothing is kept of a page
+// once it has gone, and every stream ends when its client leaves or the
+// server stops.
 package board
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/score"
 	"github.com/defectshowcase/showcase/platform/respond"
+	"github.com/defectshowcase/showcase/platform/stream"
 )
 
 // Paths on the admin port.
@@ -46,14 +45,14 @@ const (
 const (
 	// MaxStreams bounds the pages open at once: a room's laptops and a
 	// projector, with room to spare (the bench opens 100).
-	MaxStreams = 128
+	MaxStreams = stream.MaxStreams
 	// Interval is how often the state is sampled while a page is open:
 	// a change shows within it, and a page gets at most 1/Interval
 	// updates a second.
-	Interval = 250 * time.Millisecond
+	Interval = stream.Interval
 	// Heartbeat is how often an idle stream says it is alive, so that a
 	// page can tell a quiet instance from a dead connection.
-	Heartbeat = 5 * time.Second
+	Heartbeat = stream.Heartbeat
 	// MaxReport bounds a report posted for scoring; a larger one is
 	// scored with showcase-score.
 	MaxReport = 32 << 20
@@ -74,15 +73,8 @@ type Source struct {
 
 // Board serves the page, its stream and the scoring of a report.
 type Board struct {
-	src        Source
-	maxStreams int
-	interval   time.Duration
-
-	mu      sync.Mutex
-	subs    map[chan []byte]struct{}
-	stop    chan struct{} // closes the sampler; nil while none runs
-	sampler sync.WaitGroup
-	closed  bool
+	src Source
+	hub *stream.Hub
 }
 
 // Options change the board's bounds (zero: the defaults), for tests.
@@ -96,10 +88,27 @@ func New(src Source, o Options) *Board {
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = MaxStreams
 	}
-	if o.Interval <= 0 {
-		o.Interval = Interval
+	b := &Board{src: src}
+	now := func() []byte {
+		msg, _ := json.Marshal(b.state(nil))
+		return msg
 	}
-	return &Board{src: src, maxStreams: o.MaxStreams, interval: o.Interval, subs: map[chan []byte]struct{}{}}
+	// A sampler's rate is measured over its own samples.
+	start := func() stream.Sampler {
+		var r rater
+		return func() (key, msg []byte) {
+			s := b.state(&r)
+			at := s.Now
+			s.Now = time.Time{} // a change is a change of what the page shows, not of the clock
+			key, _ = json.Marshal(s)
+			s.Now = at
+			msg, _ = json.Marshal(s)
+			return key, msg
+		}
+	}
+	b.hub = stream.New(now, start, stream.Options{MaxStreams: o.MaxStreams, Interval: o.Interval, Heartbeat: Heartbeat,
+		Busy: fmt.Sprintf("Service Unavailable: %d boards are open, the most this instance serves at once", o.MaxStreams)})
+	return b
 }
 
 // Handlers are the board's endpoints by ServeMux pattern, for the admin
@@ -109,23 +118,13 @@ func (b *Board) Handlers() map[string]http.Handler {
 		http.MethodGet + " " + PathBoard + "{$}":     http.HandlerFunc(b.servePage),
 		http.MethodGet + " " + PathAssets + "{file}": http.HandlerFunc(b.serveAsset),
 		http.MethodGet + " " + PathState:             http.HandlerFunc(b.serveState),
-		http.MethodGet + " " + PathEvents:            http.HandlerFunc(b.serveEvents),
+		http.MethodGet + " " + PathEvents:            b.hub,
 		http.MethodPost + " " + PathScore:            http.HandlerFunc(b.serveScore),
 	}
 }
 
 // Close ends every open stream and the sampler.
-func (b *Board) Close() {
-	b.mu.Lock()
-	b.closed = true
-	for c := range b.subs {
-		delete(b.subs, c)
-		close(c)
-	}
-	b.stopSampler()
-	b.mu.Unlock()
-	b.sampler.Wait()
-}
+func (b *Board) Close() { b.hub.Close() }
 
 // State is what a page shows: the ground truth with its counts, and
 // around it the instance's version, mode and request rate.
@@ -172,76 +171,6 @@ func (b *Board) state(r *rater) State {
 	return s
 }
 
-// subscribe adds a page's channel, or says there is no room; the first
-// page starts the sampler.
-func (b *Board) subscribe() (chan []byte, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed || len(b.subs) >= b.maxStreams {
-		return nil, false
-	}
-	c := make(chan []byte, 1)
-	b.subs[c] = struct{}{}
-	if b.stop == nil {
-		b.stop = make(chan struct{})
-		b.sampler.Add(1)
-		go b.sample(b.stop)
-	}
-	return c, true
-}
-
-// unsubscribe forgets a page; the last one stops the sampler.
-func (b *Board) unsubscribe(c chan []byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.subs, c)
-	if len(b.subs) == 0 {
-		b.stopSampler()
-	}
-}
-
-func (b *Board) stopSampler() {
-	if b.stop != nil {
-		close(b.stop)
-		b.stop = nil
-	}
-}
-
-// sample looks at the state every interval and, when it changed, gives
-// it to every page: each holds at most one update, the latest, so a slow
-// page skips states rather than piling them up.
-func (b *Board) sample(stop <-chan struct{}) {
-	defer b.sampler.Done()
-	tick := time.NewTicker(b.interval)
-	defer tick.Stop()
-	var r rater
-	var last []byte
-	for {
-		s := b.state(&r)
-		s.Now = time.Time{} // a change is a change of what the page shows, not of the clock
-		key, _ := json.Marshal(s)
-		if !bytes.Equal(key, last) {
-			last = key
-			s.Now = time.Now().UTC()
-			msg, _ := json.Marshal(s)
-			b.mu.Lock()
-			for c := range b.subs {
-				select {
-				case <-c: // drop the update it has not taken
-				default:
-				}
-				c <- msg
-			}
-			b.mu.Unlock()
-		}
-		select {
-		case <-stop:
-			return
-		case <-tick.C:
-		}
-	}
-}
-
 func securityHeaders(h http.Header) {
 	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -283,59 +212,6 @@ func (b *Board) serveFile(w http.ResponseWriter, name string) {
 
 func (b *Board) serveState(w http.ResponseWriter, _ *http.Request) {
 	respond.Value(w, http.StatusOK, b.state(nil))
-}
-
-// serveEvents streams the state to a page: at once, then at each change
-// (an "state" event), and a heartbeat (a "beat" event with the server's
-// time) when nothing changed for a while. It ends when the page goes, or
-// the board closes (the server stopping).
-func (b *Board) serveEvents(w http.ResponseWriter, r *http.Request) {
-	c, ok := b.subscribe()
-	if !ok {
-		respond.Error(w, http.StatusServiceUnavailable, fmt.Sprintf("Service Unavailable: %d boards are open, the most this instance serves at once", b.maxStreams))
-		return
-	}
-	defer b.unsubscribe(c)
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // a stream outlives the admin port's write timeout
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	first, _ := json.Marshal(b.state(nil))
-	if !send(w, rc, "retry: 2000\nevent: state\ndata: ", first) {
-		return
-	}
-	beat := time.NewTicker(Heartbeat)
-	defer beat.Stop()
-	for {
-		select {
-		case <-r.Context().Done():
-			return
-		case msg, open := <-c:
-			if !open || !send(w, rc, "event: state\ndata: ", msg) {
-				return
-			}
-		case now := <-beat.C:
-			if !send(w, rc, "event: beat\ndata: ", []byte(`"`+now.UTC().Format(time.RFC3339Nano)+`"`)) {
-				return
-			}
-		}
-	}
-}
-
-func send(w io.Writer, rc *http.ResponseController, head string, data []byte) bool {
-	if _, err := io.WriteString(w, head); err != nil {
-		return false
-	}
-	if _, err := w.Write(data); err != nil {
-		return false
-	}
-	if _, err := io.WriteString(w, "\n\n"); err != nil {
-		return false
-	}
-	return rc.Flush() == nil
 }
 
 // Scored is a report's scorecard as the board shows it: the scorer's own
