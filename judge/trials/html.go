@@ -52,8 +52,11 @@ type htmlDefect struct {
 
 // htmlMean is a tool's restricted mean times to trigger and to detect a
 // defect, over its budget; Detect is "" when its reports carry no time.
+// Detected is in how many trials it detected it, of how many, and the
+// median time to detect, as the live page's tile says it.
 type htmlMean struct {
 	Trigger, Detect string
+	Detected        string
 	Budget          float64
 }
 
@@ -88,9 +91,10 @@ func (s Summary) WriteHTML(w io.Writer, experiment string) error {
 	for i, d := range catalogue.Defects {
 		hd := htmlDefect{ID: string(d.ID), Title: d.Title}
 		for _, t := range s.Tools {
-			m := htmlMean{Budget: t.Budget}
+			m := htmlMean{Budget: t.Budget, Detected: "0/0 · —"}
 			if t.Trials > 0 {
 				ds := t.Defects[i]
+				m.Detected = fmt.Sprintf("%d/%d · %s", ds.Detected, t.Trials, ds.MedianToDetect())
 				m.Trigger = fmt.Sprintf("%.1f", ds.TimeToTrigger.RestrictedMean)
 				if ds.TimeToDetect != nil {
 					m.Detect = fmt.Sprintf("%.1f", ds.TimeToDetect.RestrictedMean)
@@ -105,24 +109,34 @@ func (s Summary) WriteHTML(w io.Writer, experiment string) error {
 		hd.Figure = fig
 		r.Defects = append(r.Defects, hd)
 	}
-	step, err := stepFigure(s.Trials)
-	if err != nil {
+	var err error
+	if r.Step, r.CD, err = s.Figures(); err != nil {
 		return err
-	}
-	if r.Step, err = step.svg(); err != nil {
-		return err
-	}
-	if s.Ranking != nil && len(s.Ranking.MeanRanks) > 0 {
-		cd, err := cdFigure(*s.Ranking)
-		if err != nil {
-			return err
-		}
-		if r.CD, err = cd.svg(); err != nil {
-			return err
-		}
 	}
 	r.Heatmaps = heatmaps(s)
 	return reportPage.Execute(w, r)
+}
+
+// Figures are the step chart of the summary's trials and, for three or
+// more tools, the critical-difference diagram ("" otherwise), as SVG.
+func (s Summary) Figures() (step, cd template.HTML, err error) {
+	f, err := stepFigure(s.Trials)
+	if err != nil {
+		return "", "", err
+	}
+	if step, err = f.svg(); err != nil {
+		return "", "", err
+	}
+	if s.Ranking != nil && len(s.Ranking.MeanRanks) > 0 {
+		f, err := cdFigure(*s.Ranking)
+		if err != nil {
+			return "", "", err
+		}
+		if cd, err = f.svg(); err != nil {
+			return "", "", err
+		}
+	}
+	return step, cd, nil
 }
 
 // survivalFigure draws the Kaplan-Meier curves of the time to detect the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,6 +91,56 @@ func TestReportHTML(t *testing.T) {
 	}
 	if checked != 30 {
 		t.Errorf("%d cells checked", checked)
+	}
+	// "Detected, per defect" against the records: k of n; and where every
+	// trial detected it (nothing censored), the Kaplan-Meier median is the
+	// sample median (the middle time, or the mean of the two middle ones:
+	// where the curve lies at 0.5, the middle of that step, as R's survfit
+	// takes it).
+	detected := regexp.MustCompile(`(?s)<table id="detected-table">.*?</table>`).FindString(html)
+	rowsD := regexp.MustCompile(`<tr><td>([A-Z]+-\d+) [^<]*</td>(.*?)</tr>`).FindAllStringSubmatch(detected, -1)
+	if len(rowsD) != 10 {
+		t.Fatalf("%d rows in the detected table", len(rowsD))
+	}
+	medians := 0
+	for ti, tool := range s.Tools {
+		for di, d := range catalogue.Defects {
+			k, n := 0, 0
+			var times []float64
+			untimed := false
+			for _, tr := range all {
+				if tr.Tool != tool.Tool || !tr.Ran() {
+					continue
+				}
+				n++
+				if st := stageOf(tr, d.ID); st.Detected {
+					k++
+					if st.DetectedAfter == nil {
+						untimed = true
+					} else {
+						times = append(times, *st.DetectedAfter)
+					}
+				}
+			}
+			got := regexp.MustCompile(`<td class="n">([^<]*)</td>`).FindAllStringSubmatch(rowsD[di][2], -1)[ti][1]
+			if want := fmt.Sprintf("%d/%d · ", k, n); !strings.HasPrefix(got, want) {
+				t.Errorf("%s, %s: %q, want %q…", tool.Tool, d.ID, got, want)
+			}
+			if k == n && n > 0 && !untimed {
+				slices.Sort(times)
+				m := times[n/2]
+				if n%2 == 0 {
+					m = (times[n/2-1] + times[n/2]) / 2
+				}
+				if want := fmt.Sprintf("%d/%d · %s", k, n, duration(m)); got != want {
+					t.Errorf("%s, %s: %q, want %q (the sample median of %d times)", tool.Tool, d.ID, got, want, n)
+				}
+				medians++
+			}
+		}
+	}
+	if medians < 10 {
+		t.Errorf("%d medians checked against the order statistic", medians)
 	}
 	// The heatmaps: Â12 of B against A is 1 - that of A against B.
 	heat := regexp.MustCompile(`(?s)<h3>Â12, defects detected per trial</h3>.*?</table>`).FindString(html)

@@ -509,6 +509,22 @@ func pText(adjusted, _ float64) string {
 	return "adjusted p " + pShort(adjusted)
 }
 
+// MedianToDetect is the Kaplan-Meier median time to detect the defect as
+// the pages show it beside "k/n": "12.4 s", "not reached" (fewer than
+// half the trials detected it), "3 untimed" (its reports carry no time),
+// "—" (no trial has ended).
+func (d DefectSummary) MedianToDetect() string {
+	switch {
+	case d.Untimed > 0:
+		return fmt.Sprintf("%d untimed", d.Untimed)
+	case d.TimeToDetect == nil || d.TimeToDetect.Trials == 0:
+		return "—"
+	case d.TimeToDetect.Median == nil:
+		return "not reached"
+	}
+	return duration(*d.TimeToDetect.Median)
+}
+
 // kmText is a Kaplan-Meier median with its interval: "2.5 s (95 % CI
 // 1.9 s–3.1 s)", "not reached".
 func kmText(c *Censored) string {

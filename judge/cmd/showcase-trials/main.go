@@ -20,10 +20,12 @@
 // into, its report among what it writes (-report picks it). A command runs
 // to the next argument that is exactly -tool, or to the end. It writes
 // DIR/report.md, DIR/report.html, DIR/report.json, DIR/chart.svg and
-// DIR/chart.png, and a
-// folder per tool and trial. Trials run one at a time unless -concurrency
-// says otherwise: the timing defects (endpoints 9 and 10) are about time, and
-// trials sharing the cores change what a tool measures.
+// DIR/chart.png, and a folder per tool and trial. Trials run one at a
+// time unless -concurrency says otherwise: the timing defects (endpoints 9
+// and 10) are about time, and trials sharing the cores change what a tool
+// measures. -serve ADDR serves the run's live page (package watch) and its
+// Prometheus metrics while it runs; -watch DIR -serve ADDR serves those of
+// a run's folder, running elsewhere or ended.
 package main
 
 import (
@@ -32,6 +34,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -43,6 +47,7 @@ import (
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/judge/trials/runner"
+	"github.com/defectshowcase/showcase/judge/trials/watch"
 	"github.com/defectshowcase/showcase/platform/version"
 )
 
@@ -68,11 +73,14 @@ const usage = `usage: showcase-trials [-out DIR] [-parallel N] [-defects SET | -
         -tool NAME [-trials N] [-budget DUR] [-seeds LIST] [-report GLOB] -- COMMAND... [-tool ...]
        showcase-trials -experiment FILE [-on local|kube] [-namespace NS] [-out DIR] [-parallel N]
        showcase-trials -clean -on kube [-namespace NS] [-run ID]
+       showcase-trials -watch DIR -serve ADDR
 
 Runs each tool's COMMAND -trials times; {url}, {seed} and {out} in it are
 the instance's URL, the trial's seed and the tool's output folder. An
 experiment file states the same (docs/trials.md), and runs the same here
-(-on local) and as Kubernetes Jobs (-on kube).
+(-on local) and as Kubernetes Jobs (-on kube). -serve ADDR serves the run's
+live page and /metrics while it runs, and after it until interrupted;
+-watch DIR serves those of a run's folder, running elsewhere or ended.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -98,6 +106,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gs.DurationVar(&c.ttl, "ttl", 10*time.Minute, "on a cluster, how long a finished Job stays if the runner is gone")
 	gs.BoolVar(&c.clean, "clean", false, "with -on kube: delete what runs left in the namespace (their Jobs, Pods and NetworkPolicies), and exit")
 	gs.StringVar(&c.run, "run", "", "with -clean: only this run's (its ID, as its report gives it)")
+	var serveAddr, watchDir string
+	gs.StringVar(&serveAddr, "serve", "", "serve the run's live page, its events and /metrics at `ADDR` (host:port: 127.0.0.1:9095 keeps it to this machine), while the run goes and after it until interrupted")
+	gs.StringVar(&watchDir, "watch", "", "with -serve: serve the page of the run in `DIR` (running elsewhere, or ended) instead of running one")
 	showVersion := gs.Bool("version", false, "print the version and exit")
 	groups := len(args)
 	if i := slices.IndexFunc(args, func(a string) bool { return a == "-tool" || a == "--tool" }); i >= 0 {
@@ -121,6 +132,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if c.on != "local" && c.on != "kube" {
 		return usageError{fmt.Errorf("-on %s: local or kube", c.on)}
+	}
+	if watchDir != "" {
+		if serveAddr == "" {
+			return usageError{errors.New("-watch DIR needs -serve ADDR: where to serve its page")}
+		}
+		if len(args[groups:]) > 0 || c.file != "" || c.clean {
+			return usageError{errors.New("-watch serves a run's folder; it runs nothing (no -tool, -experiment or -clean)")}
+		}
+		if fi, err := os.Stat(watchDir); err != nil || !fi.IsDir() {
+			return usageError{fmt.Errorf("-watch %s: not a folder", watchDir)}
+		}
+		stop, err := serve(serveAddr, watchDir, stderr)
+		if err != nil {
+			return err
+		}
+		<-ctx.Done()
+		stop()
+		return nil
 	}
 	if c.clean {
 		if c.on != "kube" {
@@ -150,6 +179,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("-base is a running deployment: on a cluster each trial has a fresh instance of its own")}
 	}
 	prov := c.provenance(o, tools)
+	o.Where = c.on
 	if c.on == "kube" {
 		if err := c.connect(ctx, &o, tools, &prov, stderr); err != nil {
 			return err
@@ -158,8 +188,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		o.Concurrency = 1
 	}
 	prov.Parallel = o.Concurrency
+	o.Run = prov.Run
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return err
+	}
+	if serveAddr != "" {
+		stop, err := serve(serveAddr, o.Out, stderr)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if c.exp != nil {
 		if err := os.WriteFile(filepath.Join(o.Out, trials.ExperimentFile), c.exp.Raw, 0o644); err != nil {
@@ -186,7 +224,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errors.Join(runErr, err)
 	}
 	fmt.Fprintf(stderr, "showcase-trials: %s\n", filepath.Join(o.Out, "report.md"))
+	if serveAddr != "" && ctx.Err() == nil {
+		fmt.Fprintln(stderr, "showcase-trials: the run has ended; its page is served until interrupted (Ctrl-C)")
+		<-ctx.Done()
+	}
 	return runErr
+}
+
+// serve serves the live page of the run in dir at addr until stop is
+// called.
+func serve(addr, dir string, stderr io.Writer) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("-serve %s: %w", addr, err)
+	}
+	w := watch.New(watch.Options{Dir: dir, Version: version.String()})
+	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Serve(ln)
+	}()
+	fmt.Fprintf(stderr, "showcase-trials: the run's live page: http://%s/ (its metrics: /metrics)\n", ln.Addr())
+	return func() {
+		w.Close() // the pages' streams end first: Shutdown waits for them
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-done
+	}, nil
 }
 
 // parseTools reads the groups: -tool NAME and its flags, --, the command

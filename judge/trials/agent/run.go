@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/judge/trials/budget"
 )
@@ -44,7 +45,9 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
 	cmd.Dir = out
 	cmd.Stdout, cmd.Stderr = logf, logf
+	stopLive := sayLive(ctx, o.Admin, w)
 	br := budget.Run(cmd, o.Limits, ctx.Done())
+	stopLive()
 	logf.Close()
 	r.Start, r.Seconds, r.Outcome, r.ExitCode, r.Signals = br.Start, br.Seconds, br.Outcome, br.ExitCode, br.Signals
 
@@ -73,4 +76,72 @@ func PrintedVersion(program string) string {
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return strings.TrimSpace(line)
+}
+
+// LivePrefix begins a line of the agent's log that says what the
+// instance has seen so far (trials.Live as JSON): the runner reads them as
+// the log comes, for the run's progress.
+const LivePrefix = "showcase-agent: live "
+
+// sayLive writes a live line to w every trials.LiveInterval while the
+// tool runs, until the returned function is called (it returns once the
+// last line is written: the folder follows on the same writer).
+func sayLive(ctx context.Context, admin string, w io.Writer) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		client := &http.Client{Timeout: 5 * time.Second}
+		tick := time.NewTicker(trials.LiveInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			raw, err := FetchTruth(ctx, client, admin)
+			var t catalogue.Truth
+			if err != nil || json.Unmarshal(raw, &t) != nil {
+				continue
+			}
+			b, _ := json.Marshal(trials.LiveOf(t, time.Now()))
+			if _, err := io.WriteString(w, LivePrefix+string(b)+"\n"); err != nil {
+				return
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// LiveLines passes what is written to w on, and gives each live line in
+// it to live.
+func LiveLines(w io.Writer, live func(trials.Live)) io.Writer {
+	return &liveWriter{w: w, live: live}
+}
+
+type liveWriter struct {
+	w    io.Writer
+	live func(trials.Live)
+	line []byte // the line begun, up to a bound: a folder's lines are 76 bytes
+}
+
+func (l *liveWriter) Write(p []byte) (int, error) {
+	n, err := l.w.Write(p)
+	for _, c := range p[:n] {
+		if c != '\n' {
+			if len(l.line) < 64<<10 {
+				l.line = append(l.line, c)
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(string(l.line), LivePrefix); ok {
+			var lv trials.Live
+			if json.Unmarshal([]byte(rest), &lv) == nil {
+				l.live(lv)
+			}
+		}
+		l.line = l.line[:0]
+	}
+	return n, err
 }

@@ -205,6 +205,9 @@ func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) e
 		t.NotRun = why
 		return nil
 	}
+	if s.Started != nil {
+		s.Started(time.Now())
+	}
 
 	// The instance's log and the tool's, followed until each container
 	// ends. Interrupted, the runner deletes the Job: the Pod's containers
@@ -213,10 +216,12 @@ func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) e
 	follow := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
 	var serverErr error
-	wg.Go(func() { serverErr = c.followTo(follow, pod.Name, showcase, filepath.Join(s.Dir, trials.ServerLog)) })
+	wg.Go(func() {
+		serverErr = c.followTo(follow, pod.Name, showcase, filepath.Join(s.Dir, trials.ServerLog), nil)
+	})
 	toolLog := filepath.Join(s.Dir, "agent.log")
 	toolDone := make(chan error, 1)
-	go func() { toolDone <- c.followTo(follow, pod.Name, toolName, toolLog) }()
+	go func() { toolDone <- c.followTo(follow, pod.Name, toolName, toolLog, s.Live) }()
 	var followErr error
 	select {
 	case followErr = <-toolDone:
@@ -560,8 +565,8 @@ func images(p *corev1.Pod) []trials.Image {
 }
 
 // followTo follows a container's log into a file, until the container
-// ends.
-func (c *Cluster) followTo(ctx context.Context, pod, container, file string) error {
+// ends; the agent's live lines go to live too, when it is not nil.
+func (c *Cluster) followTo(ctx context.Context, pod, container, file string, live func(trials.Live)) error {
 	f, err := os.Create(file)
 	if err != nil {
 		return err
@@ -572,7 +577,11 @@ func (c *Cluster) followTo(ctx context.Context, pod, container, file string) err
 		return fmt.Errorf("%s's log: %w", container, err)
 	}
 	defer rc.Close()
-	_, err = io.Copy(f, rc)
+	var w io.Writer = f
+	if live != nil {
+		w = agent.LiveLines(f, live)
+	}
+	_, err = io.Copy(w, rc)
 	return err
 }
 

@@ -13,6 +13,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -68,6 +69,9 @@ type Options struct {
 	InterruptGrace, TermGrace time.Duration
 	// Executor runs each trial; nil: Local, on this machine.
 	Executor Executor
+	// Where and Run name the run in its progress (trials.ProgressFile):
+	// "local" or "kube", and on a cluster the run's ID.
+	Where, Run string
 }
 
 // Spec is one trial to run, as the runner decided it.
@@ -78,6 +82,11 @@ type Spec struct {
 	Limits  budget.Limits
 	// Say writes a line of progress.
 	Say func(format string, args ...any)
+	// Started says when the tool started (on a cluster, its Pod); Live
+	// what its instance has seen so far, every trials.LiveInterval or so while
+	// it runs. Both go into the run's progress.
+	Started func(time.Time)
+	Live    func(trials.Live)
 }
 
 // Executor is where a trial runs: the one seam between the runner and a
@@ -170,11 +179,24 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 				Dir: filepath.Join(slug(tl.Name), fmt.Sprintf("trial-%02d", i))}})
 		}
 	}
+	tr := &tracker{dir: o.Out, say: func(format string, args ...any) { progress(o, format, args...) }}
+	tr.p = trials.Progress{Where: o.Where, Run: o.Run, Start: time.Now().UTC()}
+	if tr.p.Where == "" {
+		tr.p.Where = "local"
+	}
+	for _, j := range jobs {
+		tr.p.Trials = append(tr.p.Trials, trials.TrialProgress{Tool: j.trial.Tool, Number: j.trial.Number, Seed: j.trial.Seed,
+			Dir: j.trial.Dir, Budget: j.trial.Budget, State: trials.StateQueued})
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	tr.write()
 	sem := make(chan struct{}, o.Concurrency)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var errs []error
-	for _, j := range jobs {
+	for i, j := range jobs {
 		// A slot, unless the run ends first; and once it has ended, no
 		// trial starts even if a slot was free.
 		select {
@@ -187,7 +209,10 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		j.ran = true
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := runTrial(ctx, o, j.tool, j.trial); err != nil {
+			tr.update(i, func(p *trials.TrialProgress) { p.State = trials.StateRunning })
+			err := runTrial(ctx, o, j.tool, j.trial, tr.hooks(i))
+			tr.ended(i, *j.trial)
+			if err != nil {
 				mu.Lock()
 				errs = append(errs, fmt.Errorf("%s trial %d: %w", j.trial.Tool, j.trial.Number, err))
 				mu.Unlock()
@@ -195,6 +220,7 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		})
 	}
 	wg.Wait()
+	tr.finish()
 	var ran []trials.Trial
 	for _, j := range jobs {
 		if j.ran {
@@ -218,13 +244,13 @@ func slug(name string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial) error {
+func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial, h hooks) error {
 	dir := filepath.Join(o.Out, t.Dir)
 	if err := os.MkdirAll(filepath.Join(dir, trials.ToolDir), 0o755); err != nil {
 		return err
 	}
 	s := Spec{Tool: tl, Dir: dir, Defects: o.Defects, Limits: budget.Limits{Budget: tl.Budget, InterruptGrace: o.InterruptGrace, TermGrace: o.TermGrace},
-		Say: func(format string, args ...any) { progress(o, format, args...) }}
+		Say: func(format string, args ...any) { progress(o, format, args...) }, Started: h.started, Live: h.live}
 	if err := o.Executor.Execute(ctx, s, t); err != nil {
 		return err
 	}
@@ -283,7 +309,12 @@ func (l Local) Execute(ctx context.Context, s Spec, t *trials.Trial) error {
 	cmd.Dir = out
 	cmd.Stdout, cmd.Stderr = logf, logf
 	t.InstanceSince = inst.Since()
+	if s.Started != nil {
+		s.Started(time.Now())
+	}
+	stopLive := watchLive(ctx, inst, s.Live)
 	budget.Run(cmd, s.Limits, ctx.Done()).Apply(t)
+	stopLive()
 
 	// The ground truth even when the run was interrupted: the trial ran.
 	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -305,5 +336,116 @@ func b2i(b bool) int {
 func progress(o Options, format string, args ...any) {
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "trials: "+format+"\n", args...)
+	}
+}
+
+// watchLive asks the instance what it has seen every trials.LiveInterval and
+// gives it to live, until the returned function is called (it returns once
+// the asking has stopped).
+func watchLive(ctx context.Context, inst *instance, live func(trials.Live)) (stop func()) {
+	if live == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(trials.LiveInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			raw, err := inst.Truth(ctx)
+			var t catalogue.Truth
+			if err != nil || json.Unmarshal(raw, &t) != nil {
+				continue // the next tick asks again; the trial's own record is what counts
+			}
+			live(trials.LiveOf(t, time.Now()))
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// tracker keeps the run's progress and writes it at each change.
+type tracker struct {
+	dir string
+	say func(format string, args ...any)
+
+	mu     sync.Mutex
+	p      trials.Progress
+	failed bool // a write failed: said once
+}
+
+// hooks are one trial's callbacks into the tracker.
+type hooks struct {
+	started func(time.Time)
+	live    func(trials.Live)
+}
+
+func (tr *tracker) hooks(i int) hooks {
+	return hooks{
+		started: func(at time.Time) {
+			tr.update(i, func(p *trials.TrialProgress) { at := at.UTC(); p.Start = &at })
+		},
+		live: func(l trials.Live) {
+			tr.update(i, func(p *trials.TrialProgress) {
+				if p.State == trials.StateRunning {
+					p.Live = &l
+				}
+			})
+		},
+	}
+}
+
+func (tr *tracker) update(i int, f func(*trials.TrialProgress)) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	f(&tr.p.Trials[i])
+	tr.writeLocked()
+}
+
+// ended records how a trial ended, from its record.
+func (tr *tracker) ended(i int, t trials.Trial) {
+	tr.update(i, func(p *trials.TrialProgress) {
+		p.Live = nil
+		if !t.Ran() {
+			p.State, p.NotRun = trials.StateNotRun, t.NotRun
+			return
+		}
+		start := t.Start.UTC()
+		p.State, p.Start, p.Seconds, p.Outcome, p.Detected = trials.StateEnded, &start, t.Seconds, t.Outcome, t.Detected()
+	})
+}
+
+// finish ends the run: a trial that never started is cancelled.
+func (tr *tracker) finish() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	for i := range tr.p.Trials {
+		if tr.p.Trials[i].State == trials.StateQueued || tr.p.Trials[i].State == trials.StateRunning {
+			tr.p.Trials[i].State = trials.StateCancelled
+		}
+	}
+	end := time.Now().UTC()
+	tr.p.End = &end
+	tr.writeLocked()
+}
+
+func (tr *tracker) write() {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.writeLocked()
+}
+
+// writeLocked writes the progress; a run goes on without it (the records
+// are what count), and says so once.
+func (tr *tracker) writeLocked() {
+	tr.p.Updated = time.Now().UTC()
+	if err := trials.WriteProgress(tr.dir, tr.p); err != nil && !tr.failed {
+		tr.failed = true
+		tr.say("the run's progress (%s): %v", trials.ProgressFile, err)
 	}
 }

@@ -1,0 +1,138 @@
+package trials
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+)
+
+// ProgressFile is a run's progress as it goes, in its folder: what the
+// live page (showcase-trials -serve, -watch) shows of trials that have not
+// ended. The trials that have are read from their records.
+const ProgressFile = "progress.json"
+
+// The states of a trial in a run's progress.
+const (
+	StateQueued    = "queued"    // not started
+	StateRunning   = "running"   // its tool is running (or its Pod starting)
+	StateEnded     = "ended"     // its record is written
+	StateNotRun    = "not run"   // it could not run (its record says why)
+	StateCancelled = "cancelled" // the run was interrupted before it started
+)
+
+// States are the states, in the order a trial goes through them.
+var States = []string{StateQueued, StateRunning, StateEnded, StateNotRun, StateCancelled}
+
+// Progress is a run as it goes: each trial's state. The runner rewrites
+// it (whole, by a rename) at each change, and while trials run, as their
+// instances' stages change.
+type Progress struct {
+	Where   string          `json:"where"` // local or kube
+	Run     string          `json:"run,omitempty"`
+	Start   time.Time       `json:"start"`
+	Updated time.Time       `json:"updated"`
+	End     *time.Time      `json:"end,omitempty"` // once the run has ended
+	Trials  []TrialProgress `json:"trials"`
+}
+
+// TrialProgress is one trial as it goes.
+type TrialProgress struct {
+	Tool   string  `json:"tool"`
+	Number int     `json:"trial"`
+	Seed   string  `json:"seed"`
+	Dir    string  `json:"dir"`
+	Budget float64 `json:"budget_seconds"`
+	State  string  `json:"state"`
+	// Start is when its tool started (on a cluster: when its Pod did);
+	// Seconds how long it ran, once it has ended.
+	Start   *time.Time `json:"start,omitempty"`
+	Seconds float64    `json:"seconds,omitempty"`
+	// Live is what its instance has seen so far, while it runs.
+	Live *Live `json:"live,omitempty"`
+	// Outcome and Detected are its record's, once it has ended; NotRun
+	// why it could not run.
+	Outcome  string `json:"outcome,omitempty"`
+	Detected int    `json:"detected,omitempty"`
+	NotRun   string `json:"not_run,omitempty"`
+}
+
+// LiveInterval is how often a running trial's instance is asked what it
+// has seen, for the run's progress.
+const LiveInterval = time.Second
+
+// Live is what a running trial's instance has seen, at a time: how many
+// requests, and the defects whose operation was reached and those
+// triggered, in the catalogue's order.
+type Live struct {
+	At        time.Time      `json:"at"`
+	Requests  uint64         `json:"requests"`
+	Reached   []catalogue.ID `json:"reached"`
+	Triggered []catalogue.ID `json:"triggered"`
+}
+
+// LiveOf is what an instance's ground truth, with its counts, says of the
+// trial so far.
+func LiveOf(t catalogue.Truth, at time.Time) Live {
+	l := Live{At: at.UTC(), Reached: []catalogue.ID{}, Triggered: []catalogue.ID{}}
+	if t.Requests != nil {
+		l.Requests = *t.Requests
+	}
+	for _, d := range t.Defects {
+		if d.Reached != nil && d.Reached.Count > 0 {
+			l.Reached = append(l.Reached, d.ID)
+		}
+		if d.Exposure != nil && d.Exposure.Count > 0 {
+			l.Triggered = append(l.Triggered, d.ID)
+		}
+	}
+	return l
+}
+
+// WriteProgress writes p into dir by a rename, so that a reader never
+// sees half of it.
+func WriteProgress(dir string, p Progress) error {
+	b, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".progress-*.json")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, ProgressFile))
+}
+
+// ReadProgress reads a run's progress; nil, and no error, when it has none
+// (a run made before runs kept theirs).
+func ReadProgress(dir string) (*Progress, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ProgressFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var p Progress
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ProgressFile), err)
+	}
+	return &p, nil
+}

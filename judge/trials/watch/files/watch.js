@@ -1,0 +1,201 @@
+// A campaign's live page: the state pushed by the server (Server-Sent
+// Events), elapsed times ticking between pushes, the charts reloaded when
+// a trial ends.
+"use strict";
+
+const heartbeat = 5000; // the server's, in ms
+const $ = (id) => document.getElementById(id);
+let lastHeard = 0;
+let source = null;
+let state = null;
+let skew = 0; // this clock minus the server's
+let charts = "";
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// clock is seconds as a person reads them: "12 s", "4:05", "1:02:03".
+function clock(s) {
+  s = Math.max(0, Math.floor(s));
+  if (s < 60) return s + " s";
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = String(s % 60).padStart(2, "0");
+  return h > 0 ? h + ":" + String(m).padStart(2, "0") + ":" + sec : m + ":" + sec;
+}
+
+function serverNow() { return Date.now() - skew; }
+
+function elapsed(t) {
+  if (t.state === "running" && t.start) return (serverNow() - Date.parse(t.start)) / 1000;
+  return t.elapsed_seconds;
+}
+
+function slug(s) { return s.toLowerCase().replace(/[^a-z0-9.-]+/g, "-"); }
+
+function renderGrid(s) {
+  const head = $("grid").tHead, body = $("grid").tBodies[0];
+  head.textContent = "";
+  body.textContent = "";
+  const hr = el("tr");
+  hr.append(el("th", "", "defect"));
+  for (const t of s.tools) {
+    const th = el("th", "", t.tool);
+    th.scope = "col";
+    th.append(el("div", "median", t.ran + " of " + t.trials + " trials ended"));
+    hr.append(th);
+  }
+  head.append(hr);
+  s.defects.forEach((d, i) => {
+    const tr = el("tr");
+    const th = el("th", "", d.id + " · " + d.title);
+    th.scope = "row";
+    tr.append(th);
+    for (const t of s.tools) {
+      const tile = t.tiles[i];
+      const td = el("td", "tile" + (tile.of === 0 ? " none" : ""));
+      td.id = "tile-" + slug(t.tool) + "-" + tile.id;
+      td.dataset.text = tile.text;
+      td.append(el("div", "k", tile.detected + "/" + tile.of), el("div", "median", tile.median));
+      const bar = el("div", "bar"), fill = el("span");
+      fill.style.width = (tile.of > 0 ? (100 * tile.detected) / tile.of : 0) + "%";
+      bar.append(fill);
+      td.append(bar);
+      td.title = t.tool + ", " + d.id + ": detected in " + tile.detected + " of " + tile.of + " trials ended; median time to detect " + tile.median;
+      tr.append(td);
+    }
+    body.append(tr);
+  });
+}
+
+function trialWords(t) {
+  switch (t.state) {
+    case "running": {
+      const budget = t.budget_seconds ? " of " + clock(t.budget_seconds) : "";
+      const live = t.live ? "reached " + t.live.reached.length + " · triggered " + t.live.triggered.length + " · " + t.live.requests.toLocaleString("en") + " requests" : "starting…";
+      return ["running " + (t.start ? clock(elapsed(t)) : "") + budget, live];
+    }
+    case "ended":
+      return ["ended: " + t.outcome, "detected " + t.detected + " in " + clock(t.seconds)];
+    case "not run":
+      return ["not run", t.not_run];
+    case "cancelled":
+      return ["cancelled", "the run was interrupted before it started"];
+  }
+  return ["queued", "seed " + t.seed];
+}
+
+function renderTrials(s) {
+  const root = $("trials");
+  root.textContent = "";
+  for (const tool of s.tools) {
+    const box = el("section", "tool");
+    box.setAttribute("aria-label", tool.tool);
+    const c = tool.counts;
+    box.append(el("h3", "", tool.tool + ": " + c.ended + " ended, " + c.running + " running, " + c.queued + " queued" +
+      (c["not run"] ? ", " + c["not run"] + " not run" : "") + (c.cancelled ? ", " + c.cancelled + " cancelled" : "")));
+    const list = el("ul", "trials");
+    for (const t of s.trials.filter((x) => x.tool === tool.tool)) {
+      const li = el("li", "trial " + slug(t.state));
+      li.id = "trial-" + slug(t.tool) + "-" + t.trial;
+      li.dataset.state = t.state;
+      const [head, detail] = trialWords(t);
+      li.append(el("div", "", "#" + t.trial), el("div", "state", head), el("div", t.state === "running" ? "live" : "outcome", detail));
+      list.append(li);
+    }
+    box.append(list);
+    root.append(box);
+  }
+}
+
+function renderCharts(s) {
+  $("no-charts").hidden = s.charts !== "";
+  $("step-figure").hidden = s.charts === "";
+  $("cd-figure").hidden = !s.cd;
+  if (s.charts !== "" && s.charts !== charts) {
+    charts = s.charts;
+    $("step").src = "chart.svg?k=" + encodeURIComponent(charts);
+    if (s.cd) $("cd").src = "cd.svg?k=" + encodeURIComponent(charts);
+  }
+}
+
+function tick() {
+  if (!state) return;
+  const s = state;
+  const end = s.end ? Date.parse(s.end) : serverNow();
+  $("runtime").textContent = s.start ? clock((end - Date.parse(s.start)) / 1000) : "—";
+  for (const t of s.trials) {
+    if (t.state !== "running") continue;
+    const li = $("trial-" + slug(t.tool) + "-" + t.trial);
+    if (li) li.querySelector(".state").textContent = trialWords(t)[0];
+  }
+}
+
+function render(s) {
+  state = s;
+  skew = Date.now() - Date.parse(s.now);
+  const total = s.trials.length;
+  $("ended").textContent = (s.counts.ended + s.counts["not run"]) + " of " + total;
+  $("running").textContent = String(s.counts.running);
+  $("queued").textContent = String(s.counts.queued);
+  $("where").textContent = s.where ? s.where + (s.run ? " (run " + s.run + ")" : "") : "—";
+  $("folder").textContent = s.folder;
+  $("summary").textContent = s.problem ? s.problem :
+    s.ended ? "The run has ended" + (s.report ? ": its report is written." : ".") :
+    s.counts.running + " trials running, " + s.counts.queued + " queued.";
+  $("report-link").hidden = !s.report;
+  document.title = (s.ended ? "Ended" : s.counts.ended + "/" + total) + " · a campaign, live";
+  renderGrid(s);
+  renderTrials(s);
+  renderCharts(s);
+  tick();
+}
+
+function heard() {
+  lastHeard = Date.now();
+  const c = $("conn");
+  c.className = "conn live";
+  c.textContent = "live";
+}
+
+function connect() {
+  if (source) source.close();
+  source = new EventSource("events");
+  source.addEventListener("state", (e) => { heard(); render(JSON.parse(e.data)); });
+  source.addEventListener("beat", heard);
+  source.onerror = () => {
+    const c = $("conn");
+    c.className = "conn stale";
+    if (source.readyState === EventSource.CLOSED) {
+      c.textContent = "not connected: the page's server refused or is gone; retrying in 5 s";
+      setTimeout(connect, 5000);
+    } else {
+      c.textContent = "connection lost: reconnecting…";
+    }
+  };
+}
+
+function larger(on) {
+  document.documentElement.classList.toggle("larger", on);
+  $("larger").setAttribute("aria-pressed", String(on));
+}
+
+setInterval(() => {
+  tick();
+  if (lastHeard && Date.now() - lastHeard > 2 * heartbeat + 1000) {
+    const c = $("conn");
+    c.className = "conn stale";
+    c.textContent = "stale: nothing heard for " + Math.round((Date.now() - lastHeard) / 1000) + " s";
+  }
+}, 1000);
+
+$("larger").addEventListener("click", () => larger($("larger").getAttribute("aria-pressed") !== "true"));
+document.addEventListener("keydown", (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.target.closest("input, textarea")) return;
+  if (e.key === "l" || e.key === "L") larger($("larger").getAttribute("aria-pressed") !== "true");
+  if ((e.key === "r" || e.key === "R") && state && state.report) window.location.href = "report.html";
+});
+fetch("state").then((r) => r.json()).then(render).catch(() => {});
+connect();

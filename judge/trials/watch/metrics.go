@@ -1,0 +1,68 @@
+package watch
+
+import (
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/defectshowcase/showcase/judge/trials"
+)
+
+// The run's metrics, at /metrics: what the page shows, as Prometheus's
+// conventions name it (a _total counter, a _seconds gauge, an _info of
+// value 1 with the labels). They are read from the folder at each scrape.
+var (
+	descInfo = prometheus.NewDesc("showcase_trials_run_info",
+		"The run being watched: where it runs, its ID on a cluster, and the version of showcase-trials watching it.", []string{"where", "run", "version"}, nil)
+	descStart = prometheus.NewDesc("showcase_trials_run_start_time_seconds",
+		"When the run started, in seconds since the Unix epoch.", nil, nil)
+	descEnded = prometheus.NewDesc("showcase_trials_run_ended",
+		"1 once the run has ended (every trial has, or it was interrupted), 0 while it runs.", nil, nil)
+	descTrials = prometheus.NewDesc("showcase_trials_trials",
+		"The run's trials by tool and state: queued, running, ended, not run, cancelled.", []string{"tool", "state"}, nil)
+	descDetections = prometheus.NewDesc("showcase_trials_detections_total",
+		"The ended trials of a tool whose report detected the defect.", []string{"tool", "defect"}, nil)
+	descTriggered = prometheus.NewDesc("showcase_trials_triggered_total",
+		"The ended trials of a tool whose requests triggered the defect.", []string{"tool", "defect"}, nil)
+	descSeconds = prometheus.NewDesc("showcase_trials_trial_seconds",
+		"How long each trial has run: so far while it runs, in all once it has ended.", []string{"tool", "trial"}, nil)
+	descBudget = prometheus.NewDesc("showcase_trials_trial_budget_seconds",
+		"The most a trial of the tool may run.", []string{"tool"}, nil)
+)
+
+// collector reads the run's state at each scrape.
+type collector struct{ w *Watch }
+
+func (collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descInfo, descStart, descEnded, descTrials, descDetections, descTriggered, descSeconds, descBudget} {
+		ch <- d
+	}
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.w.State()
+	ch <- prometheus.MustNewConstMetric(descInfo, prometheus.GaugeValue, 1, s.Where, s.Run, s.Version)
+	if s.Start != nil {
+		ch <- prometheus.MustNewConstMetric(descStart, prometheus.GaugeValue, float64(s.Start.UnixNano())/1e9)
+	}
+	ended := 0.0
+	if s.Ended {
+		ended = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descEnded, prometheus.GaugeValue, ended)
+	for _, t := range s.Tools {
+		for _, st := range trials.States {
+			ch <- prometheus.MustNewConstMetric(descTrials, prometheus.GaugeValue, float64(t.Counts[st]), t.Tool, st)
+		}
+		for _, tile := range t.Tiles {
+			ch <- prometheus.MustNewConstMetric(descDetections, prometheus.CounterValue, float64(tile.Detected), t.Tool, string(tile.ID))
+			ch <- prometheus.MustNewConstMetric(descTriggered, prometheus.CounterValue, float64(tile.Triggered), t.Tool, string(tile.ID))
+		}
+		ch <- prometheus.MustNewConstMetric(descBudget, prometheus.GaugeValue, t.Budget, t.Tool)
+	}
+	for _, tr := range s.Trials {
+		if tr.State == trials.StateRunning || tr.State == trials.StateEnded {
+			ch <- prometheus.MustNewConstMetric(descSeconds, prometheus.GaugeValue, tr.Elapsed, tr.Tool, strconv.Itoa(tr.Number))
+		}
+	}
+}
