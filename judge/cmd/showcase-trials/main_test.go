@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
@@ -154,6 +155,16 @@ func TestReferenceAgainstWeak(t *testing.T) {
 		!strings.HasPrefix(v.Words, "replay finds more defects per trial than weak: median 10 against") || !strings.Contains(v.Words, "more in 10 of 10 trials by number, Â12 1.00") {
 		t.Errorf("the verdict: %+v", v)
 	}
+	// The progress the live page reads: every trial ended, as its record.
+	p, err := trials.ReadProgress(out)
+	if err != nil || p == nil || p.End == nil || p.Where != "local" || len(p.Trials) != 20 {
+		t.Fatalf("progress.json: %+v %v", p, err)
+	}
+	for i, tp := range p.Trials {
+		if tr := s.Trials[i]; tp.State != trials.StateEnded || tp.Tool != tr.Tool || tp.Number != tr.Number || tp.Detected != tr.Detected() || tp.Outcome != tr.Outcome || tp.Seconds != tr.Seconds {
+			t.Errorf("progress of %s trial %d: %+v, its record: detected %d, %s", tr.Tool, tr.Number, tp, tr.Detected(), tr.Outcome)
+		}
+	}
 	md, _ := os.ReadFile(filepath.Join(out, trials.ReportMarkdown))
 	for _, want := range []string{"## replay: 10 trials, budget 60.0 s", "## weak: 10 trials", "| PERF-02 | 10/10 | 10/10 | 10/10 |", "replay finds more defects per trial than weak", "chart.svg"} {
 		if !strings.Contains(string(md), want) {
@@ -258,6 +269,17 @@ func TestInterruptedRunStartsNoTrial(t *testing.T) {
 		pw.Close()
 	}()
 	<-started
+	// While it runs, its progress says so: started, and what its instance
+	// has seen, asked every second.
+	var p *trials.Progress
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if p, _ = trials.ReadProgress(out); p != nil && p.Trials[0].Live != nil {
+			break
+		}
+	}
+	if p == nil || p.Trials[0].State != trials.StateRunning || p.Trials[0].Start == nil || p.Trials[0].Live == nil || p.Trials[1].State != trials.StateQueued || p.End != nil {
+		t.Errorf("the progress while trial 1 runs: %+v", p)
+	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("run: %v, want it canceled", err)
@@ -265,6 +287,12 @@ func TestInterruptedRunStartsNoTrial(t *testing.T) {
 	s := readSummary(t, out)
 	if len(s.Trials) != 1 || s.Trials[0].Outcome != "interrupted" || len(s.Trials[0].Signals) != 1 {
 		t.Errorf("%d trials ran: %+v", len(s.Trials), s.Trials)
+	}
+	// Then: trial 1 ended, interrupted; the others cancelled; the run ended.
+	p, err := trials.ReadProgress(out)
+	if err != nil || p == nil || p.End == nil || p.Trials[0].State != trials.StateEnded || p.Trials[0].Outcome != "interrupted" || p.Trials[0].Live != nil ||
+		p.Trials[1].State != trials.StateCancelled || p.Trials[2].State != trials.StateCancelled {
+		t.Errorf("the progress after: %+v %v", p, err)
 	}
 }
 
@@ -389,5 +417,57 @@ func TestDocumentedCommands(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, s.Trials[len(s.Trials)-1].Dir, trials.RecordFile)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// -watch DIR -serve ADDR serves a run's folder until interrupted, and
+// runs nothing; without -serve, with tools, or on no folder, it is a
+// usage error.
+func TestWatchFolder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"-watch", dir},
+		{"-watch", dir, "-serve", "127.0.0.1:0", "-tool", "x", "--", "true"},
+		{"-watch", dir, "-serve", "127.0.0.1:0", "-experiment", "e.yaml"},
+		{"-watch", filepath.Join(dir, "none"), "-serve", "127.0.0.1:0"},
+	} {
+		var usage usageError
+		if err := run(t.Context(), args, io.Discard, io.Discard); !errors.As(err, &usage) {
+			t.Errorf("%q: %v, want a usage error", args, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-watch", dir, "-serve", "127.0.0.1:0"}, io.Discard, pw)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	var url string
+	for sc.Scan() {
+		if _, u, ok := strings.Cut(sc.Text(), "live page: "); ok {
+			url, _, _ = strings.Cut(u, " ")
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	res, err := http.Get(url + "state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Folder  string
+		Problem string
+	}
+	_ = json.NewDecoder(res.Body).Decode(&s)
+	res.Body.Close()
+	if res.StatusCode != 200 || s.Folder != dir || s.Problem == "" {
+		t.Errorf("GET %sstate: %s %+v", url, res.Status, s)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("interrupted: %v", err)
 	}
 }
