@@ -199,6 +199,21 @@ current-context: node
 		if owner != `Job ["Ingress","Egress"]` {
 			t.Errorf("the trial's NetworkPolicy: %s", owner)
 		}
+		// Its progress, which the live page reads: running since its Pod
+		// started, with what its instance has seen, sent through the
+		// agent's log (the runner reaches nothing else in the Pod).
+		var live *trials.Live
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline) && live == nil; time.Sleep(500 * time.Millisecond) {
+			if p, _ := trials.ReadProgress(filepath.Join(dir, "slow")); p != nil && p.Where == "kube" && p.Run == run && len(p.Trials) == 1 &&
+				p.Trials[0].State == trials.StateRunning && p.Trials[0].Start != nil {
+				live = p.Trials[0].Live
+			}
+		}
+		if live == nil || live.At.IsZero() {
+			t.Errorf("no live stages of the running trial in %s within 30 s", filepath.Join(dir, "slow", trials.ProgressFile))
+		} else {
+			t.Logf("the trial's instance, through the agent's log: %d requests, reached %v, triggered %v", live.Requests, live.Reached, live.Triggered)
+		}
 		// Ctrl-C half-way: the runner deletes its Job and Pod, records the
 		// trial as interrupted, with what its tool found so far.
 		_ = cmd.Process.Signal(syscall.SIGINT)

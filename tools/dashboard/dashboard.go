@@ -28,11 +28,16 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/defectshowcase/showcase/platform/palette"
 )
 
 // Panel is one panel of the dashboard: its title, unit, queries and, once
 // asked, the series they answered.
 type Panel struct {
+	// Row is the title of the row the panel is in: "" above the first
+	// row (the service's panels), "Campaign" for a run of trials'.
+	Row     string
 	Title   string
 	Unit    string
 	Targets []Target
@@ -63,6 +68,7 @@ func Load(path string) ([]Panel, error) {
 	}
 	var d struct {
 		Panels []struct {
+			Type        string
 			Title       string
 			FieldConfig struct {
 				Defaults struct{ Unit string }
@@ -77,8 +83,13 @@ func Load(path string) ([]Panel, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	var panels []Panel
+	row := ""
 	for _, p := range d.Panels {
-		panel := Panel{Title: p.Title, Unit: p.FieldConfig.Defaults.Unit}
+		if p.Type == "row" {
+			row = p.Title
+			continue
+		}
+		panel := Panel{Row: row, Title: p.Title, Unit: p.FieldConfig.Defaults.Unit}
 		for _, t := range p.Targets {
 			panel.Targets = append(panel.Targets, Target{Expr: t.Expr, Legend: t.LegendFormat})
 		}
@@ -88,6 +99,17 @@ func Load(path string) ([]Panel, error) {
 		return nil, fmt.Errorf("%s: no panels", path)
 	}
 	return panels, nil
+}
+
+// InRow are the panels of one row ("": those above the first row).
+func InRow(panels []Panel, row string) []Panel {
+	var out []Panel
+	for _, p := range panels {
+		if p.Row == row {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Range is what to ask Prometheus: from Start to End every Step, with
@@ -240,7 +262,8 @@ func panelPlot(p Panel) (*plot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s, %s: %w", p.Title, s.Name, err)
 		}
-		line.Color = plotutil.Color(i)
+		line.Color = palette.Color(i)
+		line.Dashes = plotutil.Dashes(i) // told apart without colour too
 		line.Width = vg.Points(1.2)
 		pl.Add(line)
 		pl.Legend.Add(s.Name, line)

@@ -16,8 +16,8 @@ func TestLoadTheShippedDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(panels) != 7 {
-		t.Fatalf("%d panels, want the dashboard's 7", len(panels))
+	if n, c := len(InRow(panels, "")), len(InRow(panels, "Campaign")); n != 7 || c != 3 || len(panels) != 10 {
+		t.Fatalf("%d panels, %d above the rows and %d in Campaign; want the dashboard's 7 and 3", len(panels), n, c)
 	}
 	for _, p := range panels {
 		if p.Title == "" || len(p.Targets) == 0 {

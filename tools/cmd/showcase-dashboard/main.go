@@ -39,6 +39,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	step := fs.Duration("step", 5*time.Second, "the resolution")
 	rate := fs.Duration("rate-interval", 20*time.Second, "what Grafana's $__rate_interval stands for (4 scrape intervals)")
 	cols := fs.Int("cols", 2, "panels a row")
+	row := fs.String("row", "", "the dashboard's row to draw: \"\" the panels above the first row (the service's), Campaign a run of trials'")
 	out := fs.String("o", "dashboard.png", "the PNG to write")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
@@ -48,9 +49,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		_, err := fmt.Fprintln(stdout, "showcase-dashboard", version.String())
 		return err
 	}
-	panels, err := dashboard.Load(*file)
+	all, err := dashboard.Load(*file)
 	if err != nil {
 		return err
+	}
+	panels := dashboard.InRow(all, *row)
+	if len(panels) == 0 {
+		return fmt.Errorf("%s: no row %q", *file, *row)
 	}
 	end := time.Now()
 	r := dashboard.Range{Start: end.Add(-*since), End: end, Step: *step, RateInterval: *rate}

@@ -33,6 +33,8 @@ function elapsed(t) {
   return t.elapsed_seconds;
 }
 
+function plural(n, what) { return n + " " + what + (n === 1 ? "" : "s"); }
+
 function slug(s) { return s.toLowerCase().replace(/[^a-z0-9.-]+/g, "-"); }
 
 function renderGrid(s) {
@@ -144,7 +146,7 @@ function render(s) {
   $("folder").textContent = s.folder;
   $("summary").textContent = s.problem ? s.problem :
     s.ended ? "The run has ended" + (s.report ? ": its report is written." : ".") :
-    s.counts.running + " trials running, " + s.counts.queued + " queued.";
+    plural(s.counts.running, "trial") + " running, " + s.counts.queued + " queued.";
   $("report-link").hidden = !s.report;
   document.title = (s.ended ? "Ended" : s.counts.ended + "/" + total) + " · a campaign, live";
   renderGrid(s);
