@@ -393,15 +393,32 @@ func TestDocumentedCommands(t *testing.T) {
 		}
 		cur = ""
 	}
-	if len(commands) < 3 {
+	if len(commands) < 5 {
 		t.Fatalf("%d commands found in docs/trials.md", len(commands))
 	}
+	served := 0
+	defer func() {
+		if served != 2 {
+			t.Errorf("%d documented commands with -serve, want a run's and a -watch", served)
+		}
+	}()
 	for _, args := range commands {
 		cmd := exec.Command(filepath.Join(bin, strings.TrimPrefix(args[0], "bin/")), args[1:]...)
 		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
+		var out []byte
+		var err error
+		if i := slices.Index(args, "-serve"); i >= 0 {
+			served++
+			cmd.Args[i+1] = "127.0.0.1:0"
+			out, err = serveDocumented(t, cmd)
+		} else {
+			out, err = cmd.CombinedOutput()
+		}
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if slices.Contains(args, "-watch") {
+			continue
 		}
 		if args[0] == "bin/showcase-score" {
 			if !strings.Contains(string(out), "## schemathesis: 10 trials") || !strings.Contains(string(out), "## apifuzzer: 10 trials") {
@@ -418,6 +435,64 @@ func TestDocumentedCommands(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// serveDocumented runs a documented command that serves a run's page: its
+// page answers, says the run has ended (at once for -watch, when its
+// trials have for a run), and it stops on SIGINT, exiting 0.
+func serveDocumented(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
+	t.Helper()
+	var log bytes.Buffer
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = &log, pw
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	defer func() { _ = cmd.Process.Kill() }()
+	url := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if _, u, ok := strings.Cut(sc.Text(), "live page: "); ok {
+				u, _, _ = strings.Cut(u, " ")
+				url <- u
+			}
+		}
+	}()
+	var page string
+	select {
+	case page = <-url:
+	case <-time.After(time.Minute):
+		return log.Bytes(), errors.New("no live page within a minute")
+	}
+	var s struct {
+		Ended  bool
+		Trials []struct{ State string }
+	}
+	for deadline := time.Now().Add(2 * time.Minute); !s.Ended; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return log.Bytes(), fmt.Errorf("%sstate: the run has not ended within 2 minutes: %+v", page, s)
+		}
+		res, err := http.Get(page + "state")
+		if err != nil {
+			return log.Bytes(), err
+		}
+		err = json.NewDecoder(res.Body).Decode(&s)
+		res.Body.Close()
+		if err != nil {
+			return log.Bytes(), err
+		}
+	}
+	if len(s.Trials) != 20 || s.Trials[19].State != trials.StateEnded {
+		t.Errorf("%s: the ended run's page: %+v", page, s)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		return log.Bytes(), err
+	}
+	err := cmd.Wait()
+	pw.Close()
+	return log.Bytes(), err
 }
 
 // -watch DIR -serve ADDR serves a run's folder until interrupted, and
