@@ -292,3 +292,39 @@ func TestEmptyFolder(t *testing.T) {
 		t.Errorf("an empty folder: %+v", s)
 	}
 }
+
+// Three tools: the critical-difference diagram is drawn beside the step
+// chart, and served; a trial ending draws both again.
+func TestThreeToolsDrawTheCDDiagram(t *testing.T) {
+	dir := copyRun(t)
+	if err := os.CopyFS(filepath.Join(dir, "schemathesis"), os.DirFS("../testdata/schemathesis-4.9.5-trials/ten-trials/schemathesis")); err != nil {
+		t.Fatal(err)
+	}
+	w := New(Options{Dir: dir})
+	defer w.Close()
+	s := w.State()
+	if len(s.Tools) != 3 || !s.CD || s.Charts == "" {
+		t.Fatalf("%d tools, cd %v, charts %q", len(s.Tools), s.CD, s.Charts)
+	}
+	srv := httptest.NewServer(w.Handler())
+	defer srv.Close()
+	for _, p := range []string{PathChart, PathCD} {
+		res, err := http.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := new(strings.Builder)
+		_, _ = bufio.NewReader(res.Body).WriteTo(body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(body.String(), "<svg") {
+			t.Errorf("GET %s: %s, %.60s", p, res.Status, body.String())
+		}
+	}
+	// One trial fewer (its record gone): other charts.
+	if err := os.Remove(filepath.Join(dir, "weak", "trial-10", trials.RecordFile)); err != nil {
+		t.Fatal(err)
+	}
+	if again := w.State(); again.Charts == s.Charts || again.Counts[trials.StateEnded] != s.Counts[trials.StateEnded]-1 {
+		t.Errorf("after a record went: charts %q (was %q), %d ended", again.Charts, s.Charts, again.Counts[trials.StateEnded])
+	}
+}
