@@ -26,6 +26,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -69,9 +70,13 @@ type Watch struct {
 
 	mu      sync.Mutex
 	records map[string]cached // a trial's record by its folder, as last read
-	charts  string            // the key of the trials the charts were drawn from
-	step    []byte
-	cd      []byte
+	// What was worked out from the ended trials last time, and their key
+	// (each record's folder, time and size): the summary and the charts
+	// are worked out again only when a trial has ended since.
+	key  string
+	sum  trials.Summary
+	step []byte
+	cd   []byte
 }
 
 // cached is a trial's record as read, with what its file was then.
@@ -227,11 +232,13 @@ func (w *Watch) State() State {
 		s.Problem = err.Error()
 	}
 	var ended []trials.Trial
+	key := sha256.New()
 	for _, p := range ps {
 		if p.State == trials.StateEnded || p.State == trials.StateNotRun {
-			if t, ok := w.record(p.Dir); ok {
-				ended = append(ended, t)
-				p = progressOf(t)
+			if c, ok := w.record(p.Dir); ok {
+				ended = append(ended, c.trial)
+				p = progressOf(c.trial)
+				fmt.Fprintf(key, "%s %d %d\n", p.Dir, c.mod.UnixNano(), c.size)
 			}
 		}
 		tr := Trial{TrialProgress: p}
@@ -248,7 +255,8 @@ func (w *Watch) State() State {
 	if _, err := os.Stat(filepath.Join(w.dir, trials.ReportHTML)); err == nil && s.Ended {
 		s.Report = true
 	}
-	sum := trials.Summarize(ended, 0)
+	sum, charts, cd := w.summarize(hex.EncodeToString(key.Sum(nil))[:16], ended)
+	s.Charts, s.CD = charts, cd
 	byTool := map[string]trials.ToolSummary{}
 	for _, t := range sum.Tools {
 		byTool[t.Tool] = t
@@ -277,7 +285,6 @@ func (w *Watch) State() State {
 			s.Tools[i].Tiles = append(s.Tools[i].Tiles, tile)
 		}
 	}
-	s.Charts, s.CD = w.drawCharts(sum, ended)
 	return s
 }
 
@@ -315,67 +322,61 @@ func (w *Watch) fromRecords() ([]trials.TrialProgress, error) {
 	var ps []trials.TrialProgress
 	for _, f := range files {
 		dir, _ := filepath.Rel(w.dir, filepath.Dir(f))
-		if t, ok := w.record(dir); ok {
-			ps = append(ps, progressOf(t))
+		if c, ok := w.record(dir); ok {
+			ps = append(ps, progressOf(c.trial))
 		}
 	}
 	return ps, nil
 }
 
 // record is a trial's record, read again only when its file changed.
-func (w *Watch) record(dir string) (trials.Trial, bool) {
+func (w *Watch) record(dir string) (cached, bool) {
 	f := filepath.Join(w.dir, dir, trials.RecordFile)
 	fi, err := os.Stat(f)
 	if err != nil {
-		return trials.Trial{}, false
+		return cached{}, false
 	}
 	w.mu.Lock()
 	c, ok := w.records[dir]
 	w.mu.Unlock()
 	if ok && c.mod.Equal(fi.ModTime()) && c.size == fi.Size() {
-		return c.trial, true
+		return c, true
 	}
 	raw, err := os.ReadFile(f)
 	if err != nil {
-		return trials.Trial{}, false
+		return cached{}, false
 	}
 	var t trials.Trial
 	if json.Unmarshal(raw, &t) != nil {
-		return trials.Trial{}, false // half written: the next look reads it whole
+		return cached{}, false // half written: the next look reads it whole
 	}
 	t.Dir = dir
+	c = cached{mod: fi.ModTime(), size: fi.Size(), trial: t}
 	w.mu.Lock()
-	w.records[dir] = cached{mod: fi.ModTime(), size: fi.Size(), trial: t}
+	w.records[dir] = c
 	w.mu.Unlock()
-	return t, true
+	return c, true
 }
 
-// drawCharts draws the charts again when the ended trials changed, and
-// says their key.
-func (w *Watch) drawCharts(sum trials.Summary, ended []trials.Trial) (string, bool) {
-	ran := 0
-	h := sha256.New()
-	for _, t := range ended {
-		if t.Ran() {
-			ran++
-		}
-		b, _ := json.Marshal(t)
-		h.Write(b)
-	}
-	if ran == 0 {
-		return "", false
-	}
-	key := hex.EncodeToString(h.Sum(nil))[:16]
+// summarize is the summary of the ended trials and their charts' key
+// ("" while none of them ran), worked out again, and the charts drawn
+// again, only when key (the ended trials' records) changed.
+func (w *Watch) summarize(key string, ended []trials.Trial) (sum trials.Summary, charts string, cd bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if key != w.charts {
-		step, cd, err := sum.Figures()
-		if err != nil {
-			return "", false
+	if key != w.key {
+		w.key, w.sum, w.step, w.cd = key, trials.Summarize(ended, 0), nil, nil
+		ran := slices.ContainsFunc(ended, trials.Trial.Ran)
+		if ran {
+			if step, cd, err := w.sum.Figures(); err == nil {
+				w.step, w.cd = []byte(step), []byte(cd)
+			}
 		}
-		w.charts, w.step, w.cd = key, []byte(step), []byte(cd)
 	}
-	return key, len(w.cd) > 0
+	if len(w.step) == 0 {
+		return w.sum, "", false
+	}
+	return w.sum, w.key, len(w.cd) > 0
 }
 
 func (w *Watch) serveChart(rw http.ResponseWriter, cd bool) {
