@@ -77,7 +77,8 @@ function trialWords(t) {
     case "running": {
       const budget = t.budget_seconds ? " of " + clock(t.budget_seconds) : "";
       const live = t.live ? "reached " + t.live.reached.length + " · triggered " + t.live.triggered.length + " · " + t.live.requests.toLocaleString("en") + " requests" : "starting…";
-      return ["running " + (t.start ? clock(elapsed(t)) : "") + budget, live];
+      if (!t.start) return ["running: starting", "its instance starting"];
+      return ["running " + clock(elapsed(t)) + budget, live];
     }
     case "ended":
       return ["ended: " + t.outcome, "detected " + t.detected + " in " + clock(t.seconds)];
