@@ -199,7 +199,7 @@ func TestBoardLive(t *testing.T) {
 		!bytes.Contains(page, []byte(`src="board/board.js"`)) || bytes.Contains(page, []byte("http://")) || bytes.Contains(page, []byte("https://")) {
 		t.Errorf("the page: %s %q", res.Status, res.Header)
 	}
-	for path, want := range map[string]int{"/board/board.js": 200, "/board/board.css": 200, "/board/index.html": 404, "/board/nope.js": 404, "/nope": 404} {
+	for path, want := range map[string]int{"/board/board.js": 200, "/board/board.css": 200, "/board/stream.js": 200, "/board/index.html": 404, "/board/nope.js": 404, "/nope": 404} {
 		res, err := http.Get(in.admin.URL + path)
 		if err != nil {
 			t.Fatal(err)

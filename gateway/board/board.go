@@ -20,7 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
+	"io/fs"
 	"net/http"
 	"path"
 	"strings"
@@ -171,19 +171,14 @@ func (b *Board) state(r *rater) State {
 	return s
 }
 
-func securityHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-cache")
-}
-
 //go:embed files
-var files embed.FS
+var embedded embed.FS
+
+// files are the page's own: index.html, board.js, board.css.
+var files, _ = fs.Sub(embedded, "files")
 
 func (b *Board) servePage(w http.ResponseWriter, r *http.Request) {
-	b.serveFile(w, "index.html")
+	stream.ServeFile(w, files, "index.html")
 }
 
 func (b *Board) serveAsset(w http.ResponseWriter, r *http.Request) {
@@ -192,22 +187,7 @@ func (b *Board) serveAsset(w http.ResponseWriter, r *http.Request) {
 		respond.Error(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	b.serveFile(w, name)
-}
-
-func (b *Board) serveFile(w http.ResponseWriter, name string) {
-	data, err := files.ReadFile(path.Join("files", name))
-	if err != nil {
-		respond.Error(w, http.StatusNotFound, "Not Found")
-		return
-	}
-	securityHeaders(w.Header())
-	ct := mime.TypeByExtension(path.Ext(name))
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	w.Header().Set("Content-Type", ct)
-	_, _ = w.Write(data)
+	stream.ServeFile(w, files, name)
 }
 
 func (b *Board) serveState(w http.ResponseWriter, _ *http.Request) {

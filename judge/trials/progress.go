@@ -100,24 +100,30 @@ func WriteProgress(dir string, p Progress) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".progress-*.json")
+	return WriteAtomic(filepath.Join(dir, ProgressFile), append(b, '\n'))
+}
+
+// WriteAtomic writes a file whole or not at all: into a temporary file
+// beside it, renamed over it, so that a reader (the live page, a tool's
+// report read after a SIGKILL) sees the old file or the new one, never
+// half of one.
+func WriteAtomic(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
 		return err
 	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, ProgressFile))
+	return os.Rename(tmp.Name(), name)
 }
 
 // ReadProgress reads a run's progress; nil, and no error, when it has none

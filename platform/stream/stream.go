@@ -8,13 +8,19 @@
 // that a page can tell a quiet state from a dead connection. Nothing is
 // kept of a page once it has gone, and every stream ends when its client
 // leaves or the hub closes. The live board (gateway/board) and the live
-// page of a run of trials (showcase-trials -serve) stream through it.
+// page of a run of trials (showcase-trials -serve) stream through it, and
+// serve their files under one policy (ServeFile) with its page-side
+// script (Script: follow, in stream.js).
 package stream
 
 import (
 	"bytes"
+	"embed"
 	"io"
+	"io/fs"
+	"mime"
 	"net/http"
+	"path"
 	"sync"
 	"time"
 
@@ -217,4 +223,45 @@ func send(w io.Writer, rc *http.ResponseController, head string, data []byte) bo
 		return false
 	}
 	return rc.Flush() == nil
+}
+
+// ScriptName is the page-side script's file name among a page's files.
+const ScriptName = "stream.js"
+
+//go:embed files/stream.js
+var files embed.FS
+
+// Headers are a live page's: nothing but its own script, styles, images
+// and stream (a Content Security Policy with no inline script), no
+// frame, no referrer, nothing cached.
+func Headers(h http.Header) {
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-cache")
+}
+
+// ServeFile serves a page's file from fsys (ScriptName from this
+// package's own) with Headers and its type; a file it does not have is a
+// JSON 404.
+func ServeFile(w http.ResponseWriter, fsys fs.FS, name string) {
+	var data []byte
+	var err error
+	if name == ScriptName {
+		data, err = files.ReadFile("files/" + ScriptName)
+	} else {
+		data, err = fs.ReadFile(fsys, name)
+	}
+	if err != nil {
+		respond.Error(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	Headers(w.Header())
+	ct := mime.TypeByExtension(path.Ext(name))
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	w.Header().Set("Content-Type", ct)
+	_, _ = w.Write(data)
 }

@@ -1,15 +1,13 @@
-// The live board: the state pushed by the server (Server-Sent Events), the
-// reset, and a report dropped or picked, scored by the server.
+// The live board: the state pushed by the server (Server-Sent Events,
+// followed by stream.js), the reset, and a report dropped or picked,
+// scored by the server.
 "use strict";
 
 const categoryTitles = {
   security: "Security", errors: "Internal server errors",
   conformance: "Response conformance", performance: "Performance",
 };
-const heartbeat = 5000; // the server's, in ms
 const $ = (id) => document.getElementById(id);
-let lastHeard = 0;
-let source = null;
 let built = false;
 
 function el(tag, cls, text) {
@@ -87,40 +85,6 @@ function render(s) {
   $("summary").textContent = triggered + " of " + t.active.length + " active defects triggered, " + reached + " of " + t.defects.length + " operations reached.";
 }
 
-function heard() {
-  lastHeard = Date.now();
-  const c = $("conn");
-  c.className = "conn live";
-  c.textContent = "live";
-}
-
-function connect() {
-  if (source) source.close();
-  source = new EventSource("board/events");
-  source.addEventListener("state", (e) => { heard(); render(JSON.parse(e.data)); });
-  source.addEventListener("beat", heard);
-  source.onerror = () => {
-    const c = $("conn");
-    c.className = "conn stale";
-    if (source.readyState === EventSource.CLOSED) {
-      // Refused (too many boards open) or gone: try again, more slowly.
-      c.textContent = "not connected: the instance refused or is unreachable; retrying in 5 s";
-      setTimeout(connect, 5000);
-    } else {
-      c.textContent = "connection lost: reconnecting…";
-    }
-  };
-}
-
-// Stale: nothing heard for two heartbeats.
-setInterval(() => {
-  if (lastHeard && Date.now() - lastHeard > 2 * heartbeat + 1000) {
-    const c = $("conn");
-    c.className = "conn stale";
-    c.textContent = "stale: nothing heard for " + Math.round((Date.now() - lastHeard) / 1000) + " s";
-  }
-}, 1000);
-
 async function reset() {
   const b = $("reset");
   b.disabled = true;
@@ -186,7 +150,7 @@ function setup() {
     if (e.dataTransfer.files.length) score(e.dataTransfer.files[0]);
   });
   fetch("board/state").then((r) => r.json()).then(render).catch(() => {});
-  connect();
+  follow("board/events", $("conn"), render); // stream.js
 }
 
 setup();

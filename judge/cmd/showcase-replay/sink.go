@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/wfc"
+	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/platform/version"
 )
 
@@ -121,24 +121,7 @@ func (s *wfcSink) flush() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.name), "."+filepath.Base(s.name)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), s.name)
+	return trials.WriteAtomic(s.name, append(b, '\n'))
 }
 
 func (s *wfcSink) close() {}

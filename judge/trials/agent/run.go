@@ -87,11 +87,24 @@ const LivePrefix = "showcase-agent: live "
 // tool runs, until the returned function is called (it returns once the
 // last line is written: the folder follows on the same writer).
 func sayLive(ctx context.Context, admin string, w io.Writer) (stop func()) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	fetch := func(ctx context.Context) ([]byte, error) { return FetchTruth(ctx, client, admin) }
+	return WatchLive(ctx, fetch, func(l trials.Live) {
+		b, _ := json.Marshal(l)
+		_, _ = io.WriteString(w, LivePrefix+string(b)+"\n")
+	})
+}
+
+// WatchLive asks fetch for the instance's ground truth every
+// trials.LiveInterval and gives live what it says of the trial so far,
+// until the returned function is called (it returns once the asking has
+// stopped). An answer that does not come or does not parse is skipped:
+// the next tick asks again, and the trial's own record is what counts.
+func WatchLive(ctx context.Context, fetch func(context.Context) ([]byte, error), live func(trials.Live)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		client := &http.Client{Timeout: 5 * time.Second}
 		tick := time.NewTicker(trials.LiveInterval)
 		defer tick.Stop()
 		for {
@@ -100,15 +113,12 @@ func sayLive(ctx context.Context, admin string, w io.Writer) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			raw, err := FetchTruth(ctx, client, admin)
+			raw, err := fetch(ctx)
 			var t catalogue.Truth
 			if err != nil || json.Unmarshal(raw, &t) != nil {
 				continue
 			}
-			b, _ := json.Marshal(trials.LiveOf(t, time.Now()))
-			if _, err := io.WriteString(w, LivePrefix+string(b)+"\n"); err != nil {
-				return
-			}
+			live(trials.LiveOf(t, time.Now()))
 		}
 	}()
 	return func() { cancel(); <-done }

@@ -13,7 +13,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/trials"
+	"github.com/defectshowcase/showcase/judge/trials/agent"
 	"github.com/defectshowcase/showcase/judge/trials/budget"
 )
 
@@ -312,7 +312,10 @@ func (l Local) Execute(ctx context.Context, s Spec, t *trials.Trial) error {
 	if s.Started != nil {
 		s.Started(time.Now())
 	}
-	stopLive := watchLive(ctx, inst, s.Live)
+	stopLive := func() {}
+	if s.Live != nil {
+		stopLive = agent.WatchLive(ctx, inst.Truth, s.Live)
+	}
 	budget.Run(cmd, s.Limits, ctx.Done()).Apply(t)
 	stopLive()
 
@@ -337,36 +340,6 @@ func progress(o Options, format string, args ...any) {
 	if o.Progress != nil {
 		fmt.Fprintf(o.Progress, "trials: "+format+"\n", args...)
 	}
-}
-
-// watchLive asks the instance what it has seen every trials.LiveInterval and
-// gives it to live, until the returned function is called (it returns once
-// the asking has stopped).
-func watchLive(ctx context.Context, inst *instance, live func(trials.Live)) (stop func()) {
-	if live == nil {
-		return func() {}
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(trials.LiveInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			raw, err := inst.Truth(ctx)
-			var t catalogue.Truth
-			if err != nil || json.Unmarshal(raw, &t) != nil {
-				continue // the next tick asks again; the trial's own record is what counts
-			}
-			live(trials.LiveOf(t, time.Now()))
-		}
-	}()
-	return func() { cancel(); <-done }
 }
 
 // tracker keeps the run's progress and writes it at each change.

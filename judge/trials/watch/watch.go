@@ -21,10 +21,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
+	"io/fs"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -124,14 +123,14 @@ func (w *Watch) Close() { w.hub.Close() }
 func (w *Watch) Handler() http.Handler {
 	mux := http.NewServeMux()
 	get := func(p string, h http.HandlerFunc) { mux.Handle(http.MethodGet+" "+p, h) }
-	get(PathPage+"{$}", func(rw http.ResponseWriter, _ *http.Request) { serveFile(rw, "index.html") })
+	get(PathPage+"{$}", func(rw http.ResponseWriter, _ *http.Request) { stream.ServeFile(rw, files, "index.html") })
 	get(PathAssets+"{file}", func(rw http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("file")
 		if name == "index.html" || strings.ContainsAny(name, `/\`) {
 			respond.Error(rw, http.StatusNotFound, "Not Found")
 			return
 		}
-		serveFile(rw, name)
+		stream.ServeFile(rw, files, name)
 	})
 	get(PathState, func(rw http.ResponseWriter, _ *http.Request) { respond.Value(rw, http.StatusOK, w.State()) })
 	mux.Handle(http.MethodGet+" "+PathEvents, w.hub)
@@ -390,7 +389,7 @@ func (w *Watch) serveChart(rw http.ResponseWriter, cd bool) {
 		respond.Error(rw, http.StatusNotFound, "Not Found: no chart yet (no trial has ended)")
 		return
 	}
-	securityHeaders(rw.Header())
+	stream.Headers(rw.Header())
 	rw.Header().Set("Content-Type", "image/svg+xml")
 	_, _ = rw.Write(b)
 }
@@ -403,36 +402,14 @@ func (w *Watch) serveReport(rw http.ResponseWriter, _ *http.Request) {
 		respond.Error(rw, http.StatusNotFound, "Not Found: the run's report.html is written when the run ends")
 		return
 	}
-	securityHeaders(rw.Header())
+	stream.Headers(rw.Header())
 	rw.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = rw.Write(b)
 }
 
-// securityHeaders are the live board's: nothing but this server's own
-// script, styles and images, no frame, no referrer.
-func securityHeaders(h http.Header) {
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Cache-Control", "no-cache")
-}
-
 //go:embed files
-var files embed.FS
+var embedded embed.FS
 
-func serveFile(rw http.ResponseWriter, name string) {
-	data, err := files.ReadFile(path.Join("files", name))
-	if err != nil {
-		respond.Error(rw, http.StatusNotFound, "Not Found")
-		return
-	}
-	securityHeaders(rw.Header())
-	ct := mime.TypeByExtension(path.Ext(name))
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	rw.Header().Set("Content-Type", ct)
-	_, _ = rw.Write(data)
-}
+// files are the page's own: index.html, watch.js, watch.css.
+var files, _ = fs.Sub(embedded, "files")

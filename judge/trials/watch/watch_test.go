@@ -231,7 +231,7 @@ func TestHandler(t *testing.T) {
 		t.Cleanup(func() { res.Body.Close() })
 		return res
 	}
-	for path, ct := range map[string]string{"/": "text/html", "/live/watch.js": "text/javascript", "/live/watch.css": "text/css", "/state": "application/json", "/chart.svg": "image/svg+xml", "/metrics": "text/plain"} {
+	for path, ct := range map[string]string{"/": "text/html", "/live/watch.js": "text/javascript", "/live/stream.js": "text/javascript", "/live/watch.css": "text/css", "/state": "application/json", "/chart.svg": "image/svg+xml", "/metrics": "text/plain"} {
 		res := get(http.MethodGet, path)
 		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), ct) {
 			t.Errorf("GET %s: %s %s", path, res.Status, res.Header.Get("Content-Type"))

@@ -1,12 +1,9 @@
 // A campaign's live page: the state pushed by the server (Server-Sent
-// Events), elapsed times ticking between pushes, the charts reloaded when
-// a trial ends.
+// Events, followed by stream.js), elapsed times ticking between pushes,
+// the charts reloaded when a trial ends.
 "use strict";
 
-const heartbeat = 5000; // the server's, in ms
 const $ = (id) => document.getElementById(id);
-let lastHeard = 0;
-let source = null;
 let state = null;
 let skew = 0; // this clock minus the server's
 let charts = "";
@@ -156,43 +153,12 @@ function render(s) {
   tick();
 }
 
-function heard() {
-  lastHeard = Date.now();
-  const c = $("conn");
-  c.className = "conn live";
-  c.textContent = "live";
-}
-
-function connect() {
-  if (source) source.close();
-  source = new EventSource("events");
-  source.addEventListener("state", (e) => { heard(); render(JSON.parse(e.data)); });
-  source.addEventListener("beat", heard);
-  source.onerror = () => {
-    const c = $("conn");
-    c.className = "conn stale";
-    if (source.readyState === EventSource.CLOSED) {
-      c.textContent = "not connected: the page's server refused or is gone; retrying in 5 s";
-      setTimeout(connect, 5000);
-    } else {
-      c.textContent = "connection lost: reconnecting…";
-    }
-  };
-}
-
 function larger(on) {
   document.documentElement.classList.toggle("larger", on);
   $("larger").setAttribute("aria-pressed", String(on));
 }
 
-setInterval(() => {
-  tick();
-  if (lastHeard && Date.now() - lastHeard > 2 * heartbeat + 1000) {
-    const c = $("conn");
-    c.className = "conn stale";
-    c.textContent = "stale: nothing heard for " + Math.round((Date.now() - lastHeard) / 1000) + " s";
-  }
-}, 1000);
+setInterval(tick, 1000);
 
 $("larger").addEventListener("click", () => larger($("larger").getAttribute("aria-pressed") !== "true"));
 document.addEventListener("keydown", (e) => {
@@ -201,4 +167,4 @@ document.addEventListener("keydown", (e) => {
   if ((e.key === "r" || e.key === "R") && state && state.report) window.location.href = "report.html";
 });
 fetch("state").then((r) => r.json()).then(render).catch(() => {});
-connect();
+follow("events", $("conn"), render); // stream.js
