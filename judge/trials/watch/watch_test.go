@@ -22,7 +22,7 @@ import (
 // replayRun is twenty trials of the reference and weak tools, recorded.
 const replayRun = "../testdata/replay-trials"
 
-func copyRun(t *testing.T) string {
+func copyRun(t testing.TB) string {
 	t.Helper()
 	to := t.TempDir()
 	if err := os.CopyFS(to, os.DirFS(replayRun)); err != nil {
@@ -100,9 +100,9 @@ func reportCells(t *testing.T, page string) [][]string {
 	return out
 }
 
-// progressOfRun is a run's progress half-way: the weak tool's first
+// halfWay writes a run's progress half-way: the weak tool's first
 // three trials ended, its fourth running, the rest queued.
-func halfWay(t *testing.T, dir string, started time.Time) {
+func halfWay(t testing.TB, dir string, started time.Time) {
 	t.Helper()
 	ts, err := trials.LoadTrials(dir)
 	if err != nil {
