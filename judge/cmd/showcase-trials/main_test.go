@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -442,18 +443,24 @@ func TestDocumentedCommands(t *testing.T) {
 // trials have for a run), and it stops on SIGINT, exiting 0.
 func serveDocumented(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
 	t.Helper()
-	var log bytes.Buffer
 	pr, pw := io.Pipe()
-	cmd.Stdout, cmd.Stderr = &log, pw
+	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	defer func() { _ = cmd.Process.Kill() }()
+	var mu sync.Mutex
+	var log bytes.Buffer
+	logged := func() []byte { mu.Lock(); defer mu.Unlock(); return bytes.Clone(log.Bytes()) }
 	url := make(chan string, 1)
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
+			mu.Lock()
 			log.WriteString(sc.Text() + "\n")
+			mu.Unlock()
 			if _, u, ok := strings.Cut(sc.Text(), "live page: "); ok {
 				u, _, _ = strings.Cut(u, " ")
 				url <- u
@@ -464,7 +471,7 @@ func serveDocumented(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
 	select {
 	case page = <-url:
 	case <-time.After(time.Minute):
-		return log.Bytes(), errors.New("no live page within a minute")
+		return logged(), errors.New("no live page within a minute")
 	}
 	var s struct {
 		Ended  bool
@@ -472,27 +479,28 @@ func serveDocumented(t *testing.T, cmd *exec.Cmd) ([]byte, error) {
 	}
 	for deadline := time.Now().Add(2 * time.Minute); !s.Ended; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			return log.Bytes(), fmt.Errorf("%sstate: the run has not ended within 2 minutes: %+v", page, s)
+			return logged(), fmt.Errorf("%sstate: the run has not ended within 2 minutes: %+v", page, s)
 		}
 		res, err := http.Get(page + "state")
 		if err != nil {
-			return log.Bytes(), err
+			return logged(), err
 		}
 		err = json.NewDecoder(res.Body).Decode(&s)
 		res.Body.Close()
 		if err != nil {
-			return log.Bytes(), err
+			return logged(), err
 		}
 	}
 	if len(s.Trials) != 20 || s.Trials[19].State != trials.StateEnded {
 		t.Errorf("%s: the ended run's page: %+v", page, s)
 	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		return log.Bytes(), err
+		return logged(), err
 	}
 	err := cmd.Wait()
 	pw.Close()
-	return log.Bytes(), err
+	<-read
+	return logged(), err
 }
 
 // -watch DIR -serve ADDR serves a run's folder until interrupted, and
