@@ -379,6 +379,7 @@ func (w *Watch) summarize(key string, ended []trials.Trial) (sum trials.Summary,
 }
 
 func (w *Watch) serveChart(rw http.ResponseWriter, cd bool) {
+	w.State() // the charts of the folder as it is now, drawn if they were not
 	w.mu.Lock()
 	b := w.step
 	if cd {
