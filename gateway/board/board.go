@@ -98,12 +98,7 @@ func New(src Source, o Options) *Board {
 		var r rater
 		return func() (key, msg []byte) {
 			s := b.state(&r)
-			at := s.Now
-			s.Now = time.Time{} // a change is a change of what the page shows, not of the clock
-			key, _ = json.Marshal(s)
-			s.Now = at
-			msg, _ = json.Marshal(s)
-			return key, msg
+			return stream.Marshal(&s, &s.Now) // a change is a change of what the page shows, not of the clock
 		}
 	}
 	b.hub = stream.New(now, start, stream.Options{MaxStreams: o.MaxStreams, Interval: o.Interval, Heartbeat: Heartbeat,

@@ -91,10 +91,9 @@ func (s Summary) WriteHTML(w io.Writer, experiment string) error {
 	for i, d := range catalogue.Defects {
 		hd := htmlDefect{ID: string(d.ID), Title: d.Title}
 		for _, t := range s.Tools {
-			m := htmlMean{Budget: t.Budget, Detected: "0/0 · —"}
+			m := htmlMean{Budget: t.Budget, Detected: t.DetectedText(i)}
 			if t.Trials > 0 {
 				ds := t.Defects[i]
-				m.Detected = fmt.Sprintf("%d/%d · %s", ds.Detected, t.Trials, ds.MedianToDetect())
 				m.Trigger = fmt.Sprintf("%.1f", ds.TimeToTrigger.RestrictedMean)
 				if ds.TimeToDetect != nil {
 					m.Detect = fmt.Sprintf("%.1f", ds.TimeToDetect.RestrictedMean)

@@ -75,6 +75,18 @@ type Live struct {
 	Triggered []catalogue.ID `json:"triggered"`
 }
 
+// ProgressOf is an ended trial's progress, from its record.
+func ProgressOf(t Trial) TrialProgress {
+	p := TrialProgress{Tool: t.Tool, Number: t.Number, Seed: t.Seed, Dir: t.Dir, Budget: t.Budget}
+	if !t.Ran() {
+		p.State, p.NotRun = StateNotRun, t.NotRun
+		return p
+	}
+	start := t.Start.UTC()
+	p.State, p.Start, p.Seconds, p.Outcome, p.Detected = StateEnded, &start, t.Seconds, t.Outcome, t.Detected()
+	return p
+}
+
 // LiveOf is what an instance's ground truth, with its counts, says of the
 // trial so far.
 func LiveOf(t catalogue.Truth, at time.Time) Live {

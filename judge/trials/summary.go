@@ -525,6 +525,17 @@ func (d DefectSummary) MedianToDetect() string {
 	return duration(*d.TimeToDetect.Median)
 }
 
+// DetectedText is the tool's i-th defect as report.html's "Detected, per
+// defect" and the live page's tile say it: "k/n · median", "0/0 · —"
+// while none of its trials has run.
+func (t ToolSummary) DetectedText(i int) string {
+	if t.Trials == 0 {
+		return "0/0 · —"
+	}
+	d := t.Defects[i]
+	return fmt.Sprintf("%d/%d · %s", d.Detected, t.Trials, d.MedianToDetect())
+}
+
 // kmText is a Kaplan-Meier median with its interval: "2.5 s (95 % CI
 // 1.9 s–3.1 s)", "not reached".
 func kmText(c *Censored) string {

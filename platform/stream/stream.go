@@ -16,6 +16,7 @@ package stream
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"mime"
@@ -57,6 +58,18 @@ type Options struct {
 // the key). A new one is made each time the sampler starts, so it may keep
 // what it needs between calls (a rate's samples).
 type Sampler func() (key, msg []byte)
+
+// Marshal is a state as a Sampler returns it: the message, v as JSON,
+// and its key, the same with the clock in it (clock, a field of v) at its
+// zero, so that only a change of what the page shows is sent.
+func Marshal(v any, clock *time.Time) (key, msg []byte) {
+	at := *clock
+	*clock = time.Time{}
+	key, _ = json.Marshal(v)
+	*clock = at
+	msg, _ = json.Marshal(v)
+	return key, msg
+}
 
 // Hub streams one state to its pages.
 type Hub struct {

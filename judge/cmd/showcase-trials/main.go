@@ -34,8 +34,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -48,6 +48,7 @@ import (
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/judge/trials/runner"
 	"github.com/defectshowcase/showcase/judge/trials/watch"
+	"github.com/defectshowcase/showcase/platform/server"
 	"github.com/defectshowcase/showcase/platform/version"
 )
 
@@ -237,26 +238,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // serve serves the live page of the run in dir at addr until stop is
-// called.
+// called: the server, its limits and its graceful stop are the services'
+// (platform/server), its log lines on stderr.
 func serve(addr, dir string, stderr io.Writer) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("-serve %s: %w", addr, err)
 	}
 	w := watch.New(watch.Options{Dir: dir, Version: version.String()})
-	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 64 << 10}
+	srv := server.New(w.Handler(), slog.New(slog.NewTextHandler(stderr, nil)), server.DefaultLimits)
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = srv.Serve(ln)
+		_ = server.Serve(ctx, srv, ln, 5*time.Second)
 	}()
 	fmt.Fprintf(stderr, "showcase-trials: the run's live page: http://%s/ (its metrics: /metrics)\n", ln.Addr())
 	return func() {
-		w.Close() // the pages' streams end first: Shutdown waits for them
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
+		w.Close() // the pages' streams end first: the graceful stop waits for them
+		cancel()
 		<-done
 	}, nil
 }

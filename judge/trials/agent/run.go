@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -145,9 +146,9 @@ func (l *liveWriter) Write(p []byte) (int, error) {
 			}
 			continue
 		}
-		if rest, ok := strings.CutPrefix(string(l.line), LivePrefix); ok {
+		if rest, ok := bytes.CutPrefix(l.line, []byte(LivePrefix)); ok {
 			var lv trials.Live
-			if json.Unmarshal([]byte(rest), &lv) == nil {
+			if json.Unmarshal(rest, &lv) == nil {
 				l.live(lv)
 			}
 		}

@@ -382,15 +382,7 @@ func (tr *tracker) update(i int, f func(*trials.TrialProgress)) {
 
 // ended records how a trial ended, from its record.
 func (tr *tracker) ended(i int, t trials.Trial) {
-	tr.update(i, func(p *trials.TrialProgress) {
-		p.Live = nil
-		if !t.Ran() {
-			p.State, p.NotRun = trials.StateNotRun, t.NotRun
-			return
-		}
-		start := t.Start.UTC()
-		p.State, p.Start, p.Seconds, p.Outcome, p.Detected = trials.StateEnded, &start, t.Seconds, t.Outcome, t.Detected()
-	})
+	tr.update(i, func(p *trials.TrialProgress) { *p = trials.ProgressOf(t) })
 }
 
 // finish ends the run: a trial that never started is cancelled.

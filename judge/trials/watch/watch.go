@@ -96,12 +96,7 @@ func New(o Options) *Watch {
 	start := func() stream.Sampler {
 		return func() (key, msg []byte) {
 			s := w.State()
-			at := s.Now
-			s.Now = time.Time{} // a change is a change of the run, not of the clock
-			key, _ = json.Marshal(s)
-			s.Now = at
-			msg, _ = json.Marshal(s)
-			return key, msg
+			return stream.Marshal(&s, &s.Now) // a change is a change of the run, not of the clock
 		}
 	}
 	maxStreams := o.MaxStreams
@@ -236,7 +231,7 @@ func (w *Watch) State() State {
 		if p.State == trials.StateEnded || p.State == trials.StateNotRun {
 			if c, ok := w.record(p.Dir); ok {
 				ended = append(ended, c.trial)
-				p = progressOf(c.trial)
+				p = trials.ProgressOf(c.trial)
 				fmt.Fprintf(key, "%s %d %d\n", p.Dir, c.mod.UnixNano(), c.size)
 			}
 		}
@@ -272,15 +267,15 @@ func (w *Watch) State() State {
 		s.Tools[i].Counts[tr.State]++
 	}
 	for i := range s.Tools {
-		ts, ok := byTool[s.Tools[i].Tool]
+		ts := byTool[s.Tools[i].Tool] // none of its trials ended: Trials 0
 		s.Tools[i].Ran = ts.Trials
 		for j, d := range catalogue.Defects {
 			tile := Tile{ID: d.ID, Median: "—"}
-			if ok && ts.Trials > 0 {
+			if ts.Trials > 0 {
 				ds := ts.Defects[j]
 				tile.Detected, tile.Of, tile.Triggered, tile.Median = ds.Detected, ts.Trials, ds.Triggered, ds.MedianToDetect()
 			}
-			tile.Text = fmt.Sprintf("%d/%d · %s", tile.Detected, tile.Of, tile.Median)
+			tile.Text = ts.DetectedText(j)
 			s.Tools[i].Tiles = append(s.Tools[i].Tiles, tile)
 		}
 	}
@@ -293,18 +288,6 @@ func zeroCounts() map[string]int {
 		m[st] = 0
 	}
 	return m
-}
-
-// progressOf is an ended trial's progress, from its record.
-func progressOf(t trials.Trial) trials.TrialProgress {
-	p := trials.TrialProgress{Tool: t.Tool, Number: t.Number, Seed: t.Seed, Dir: t.Dir, Budget: t.Budget}
-	if !t.Ran() {
-		p.State, p.NotRun = trials.StateNotRun, t.NotRun
-		return p
-	}
-	start := t.Start.UTC()
-	p.State, p.Start, p.Seconds, p.Outcome, p.Detected = trials.StateEnded, &start, t.Seconds, t.Outcome, t.Detected()
-	return p
 }
 
 // fromRecords is the progress of a run that kept none (made before runs
@@ -322,7 +305,7 @@ func (w *Watch) fromRecords() ([]trials.TrialProgress, error) {
 	for _, f := range files {
 		dir, _ := filepath.Rel(w.dir, filepath.Dir(f))
 		if c, ok := w.record(dir); ok {
-			ps = append(ps, progressOf(c.trial))
+			ps = append(ps, trials.ProgressOf(c.trial))
 		}
 	}
 	return ps, nil
