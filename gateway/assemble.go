@@ -13,6 +13,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/contract"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/catalogue/wfc"
 	conformancesvc "github.com/defectshowcase/showcase/conformance-svc"
 	errorssvc "github.com/defectshowcase/showcase/errors-svc"
@@ -223,7 +224,9 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, ti
 	admin := map[string]http.Handler{
 		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure, g.reach),
 		http.MethodGet + " " + PathAnswerKey:     answerKey(active),
-		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure, g.reach),
+		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure, g.reach, g.cov),
+		http.MethodGet + " " + PathCoverage:      coverageReport(g, false),
+		http.MethodGet + " " + PathCoverageText:  coverageReport(g, true),
 	}
 	maps.Copy(admin, b.Handlers())
 	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready, Admin: admin}, nil
@@ -239,7 +242,33 @@ const (
 	// a tool that found them all (catalogue/wfc); ?codes=catalogue writes
 	// the codes the published schema leaves out (F207, F209) too.
 	PathAnswerKey = "/defects/wfc"
+	// PathCoverage is the API coverage of the requests since the reset
+	// (catalogue/coverage) as JSON; PathCoverageText the same for a person.
+	PathCoverage     = "/coverage"
+	PathCoverageText = "/coverage/summary"
 )
+
+// Coverage is the API coverage of the requests the gateway received since
+// its start or the last reset.
+func (g *Gateway) Coverage() *coverage.Report {
+	rep := g.cov.report(g.reach.count())
+	rep.Undeclared.Methods = g.reach.otherMethods()
+	return rep
+}
+
+// coverageReport answers the coverage as JSON, or as text for a person.
+func coverageReport(g *Gateway, text bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		rep := g.Coverage()
+		if !text {
+			respond.Value(w, http.StatusOK, rep)
+			return
+		}
+		var b strings.Builder
+		_ = rep.Summary(&b) // a strings.Builder does not fail
+		respond.Raw(w, http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+	})
+}
 
 // defectsReport answers the catalogue's ground truth for the instance's
 // setting, with the exposure log's counts and the requests each defect's
@@ -295,12 +324,14 @@ func withExposure(truth catalogue.Truth, log *observe.ExposureLog, reach *reachL
 	return truth
 }
 
-// resetExposure empties the exposure log and the reached counts: /defects
-// counts from now on. The Prometheus counters never reset.
-func resetExposure(log *observe.ExposureLog, reach *reachLog) http.Handler {
+// resetExposure empties the exposure log, the reached counts and the
+// coverage: /defects and /coverage count from now on. The Prometheus
+// counters never reset.
+func resetExposure(log *observe.ExposureLog, reach *reachLog, cov *coverageLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		reach.reset()
 		since := log.Reset().UTC()
+		cov.reset(since)
 		respond.Value(w, http.StatusOK, struct {
 			ExposureSince time.Time `json:"exposure_since"`
 		}{since})

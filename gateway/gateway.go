@@ -16,6 +16,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/contract"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway/web"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/respond"
@@ -59,6 +60,7 @@ type Gateway struct {
 	site      *web.Site
 	own       http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
 	reach     *reachLog    // the requests each operation received
+	cov       *coverageLog // what they covered of the contract
 }
 
 type row struct {
@@ -81,7 +83,11 @@ func New(handlers map[string]Handler, served *contract.Contract, publicURL strin
 	if err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
-	g := &Gateway{contract: views, publicURL: publicURL, site: site, reach: newReachLog()}
+	model, err := coverage.FromContract(served.JSON)
+	if err != nil {
+		return nil, fmt.Errorf("coverage: %w", err)
+	}
+	g := &Gateway{contract: views, publicURL: publicURL, site: site, reach: newReachLog(), cov: newCoverageLog(model)}
 	for _, c := range catalogue.Categories {
 		h, ok := handlers[c.Name]
 		if !ok {
@@ -110,6 +116,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if reached != nil {
 				// The exposure the request triggers says which request it was.
 				r = r.WithContext(observe.WithRequestIndex(r.Context(), n))
+				if op := g.cov.byPath[r.URL.Path]; op != nil && reached.own {
+					reached.cov = g.cov.start(op, r)
+				}
+			} else {
+				g.cov.undeclaredPaths.Add(1)
 			}
 			rw.handler.ServeHTTP(w, r)
 			if reached != nil {
@@ -118,6 +129,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	g.cov.undeclaredPaths.Add(1)
 	g.own.ServeHTTP(w, r)
 }
 

@@ -68,6 +68,16 @@ func (l *reachLog) reset() {
 // count is how many requests the instance received since the reset.
 func (l *reachLog) count() uint64 { return l.requests.Load() }
 
+// otherMethods is how many requests went to the operations' paths with
+// another method since the reset.
+func (l *reachLog) otherMethods() uint64 {
+	var n uint64
+	for _, op := range l.byPath {
+		n += op.other.Load()
+	}
+	return n
+}
+
 // snapshot is the counts of the operation at path.
 func (l *reachLog) snapshot(path string) *catalogue.Reached {
 	op := l.byPath[path]
@@ -96,9 +106,12 @@ type reachWriter struct {
 	own     bool   // the request has the operation's method
 	index   uint64 // the request's index among the instance's
 	counted bool
+	cov     *covRequest // its API coverage; nil when not counted
 }
 
-func (w *reachWriter) count(code int) {
+// count counts the request at its first status; first is the body written
+// with an implicit 200, if any.
+func (w *reachWriter) count(code int, first []byte) {
 	if w.counted {
 		return
 	}
@@ -106,6 +119,9 @@ func (w *reachWriter) count(code int) {
 	if !w.own {
 		w.op.other.Add(1)
 		return
+	}
+	if w.cov != nil {
+		w.cov.answered(code, w.Header(), first)
 	}
 	c := code/100 - 2
 	if c < 0 || c > 3 { // not a final status a server sends; counted with the 5xx
@@ -126,18 +142,27 @@ func (w *reachWriter) count(code int) {
 
 func (w *reachWriter) WriteHeader(code int) {
 	if code >= 200 || code == http.StatusSwitchingProtocols {
-		w.count(code)
+		w.count(code, nil)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *reachWriter) Write(b []byte) (int, error) {
-	w.count(http.StatusOK)
+	w.count(http.StatusOK, b)
+	if w.cov != nil {
+		w.cov.wrote(b)
+	}
 	return w.ResponseWriter.Write(b)
 }
 
-// done counts a request whose handler wrote nothing.
-func (w *reachWriter) done() { w.count(http.StatusOK) }
+// done counts a request whose handler wrote nothing, and the answer's
+// properties.
+func (w *reachWriter) done() {
+	w.count(http.StatusOK, nil)
+	if w.cov != nil {
+		w.cov.ended()
+	}
+}
 
 // Unwrap lets http.ResponseController and the services' recorders reach
 // the writer underneath.
@@ -146,7 +171,7 @@ func (w *reachWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // Flush passes through for handlers that test for it directly; a flush
 // before any status is a 200.
 func (w *reachWriter) Flush() {
-	w.count(http.StatusOK)
+	w.count(http.StatusOK, nil)
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}

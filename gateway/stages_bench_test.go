@@ -37,7 +37,7 @@ func BenchmarkStageRecording(b *testing.B) {
 		i := g.reach.received()
 		_, rw := g.reach.writer(rec, req, i)
 		_ = req.WithContext(observe.WithRequestIndex(req.Context(), i))
-		rw.count(http.StatusOK)
+		rw.count(http.StatusOK, nil)
 	}
 	perStage := time.Since(start) / n
 	b.ReportMetric(float64(perStage.Nanoseconds()), "ns-stages")
