@@ -61,7 +61,7 @@ lint:
 ## fuzz: every fuzz target for FUZZTIME (default 1m) each; make test runs their seed corpora
 FUZZTIME ?= 1m
 FUZZ_TARGETS := platform/reqparse:FuzzQueryFirst platform/reqparse:FuzzParseInt platform/reqparse:FuzzDecodeObject \
-	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzGatewayRouting gateway:FuzzRawHTTPModes judge/score:FuzzRead
+	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzGatewayRouting gateway:FuzzRawHTTPModes gateway:FuzzMembers judge/score:FuzzRead
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \
@@ -128,6 +128,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 	$(GO) test -run '^$$' -bench StageRecording -benchtime 20000x ./gateway/
+	$(GO) test -run '^$$' -bench Coverage -benchtime 20000x ./gateway/
 	$(GO) test -run '^$$' -bench BoardsOpen -benchtime 8000x ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/

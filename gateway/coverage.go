@@ -212,18 +212,13 @@ func (t *teeBody) Read(p []byte) (int, error) {
 
 func (t *teeBody) Close() error { return t.body.Close() }
 
-// object is the body read so far as a JSON object, if it is one; the body
-// is not kept from then on.
-func (t *teeBody) object() (reqparse.Object, bool) {
+// take is the body read so far, unless it was over maxCapture; from then
+// on nothing is kept, and the bytes are the caller's.
+func (t *teeBody) take() ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.done = true
-	if t.c.over {
-		return nil, false
-	}
-	obj, ok := reqparse.DecodeObject(t.c.buf)
-	t.c.buf = nil
-	return obj, ok == reqparse.BodyOK
+	return t.c.buf, !t.c.over
 }
 
 // start begins counting r, a request to op with op's method. A body of a
@@ -270,25 +265,8 @@ func (cr *covRequest) answered(code int, header http.Header, first []byte) {
 		countType(coverage.MediaType(r.Header.Get("Content-Type")), o.op.RequestTypes, o.reqTypes, &o.reqOther)
 	}
 	if cr.req != nil {
-		if obj, ok := cr.req.object(); ok {
-			for _, i := range o.bodyIdx {
-				p := o.op.Parameters[i]
-				raw, sent := obj[p.Name]
-				if !sent {
-					continue
-				}
-				o.params[i].Add(1)
-				if len(p.Values) > 0 {
-					var b bytes.Buffer
-					if json.Compact(&b, raw) == nil {
-						for j, want := range p.Values {
-							if b.String() == want {
-								o.values[i][j].Add(1)
-							}
-						}
-					}
-				}
-			}
+		if body, ok := cr.req.take(); ok {
+			cr.countBody(body)
 		}
 		cr.req = nil
 	}
@@ -309,6 +287,46 @@ func (cr *covRequest) answered(code int, header http.Header, first []byte) {
 			cr.res = capturePool.Get().(*capture)
 			if n, err := strconv.Atoi(header.Get("Content-Length")); err == nil && n >= 0 {
 				cr.length = n
+			}
+		}
+	}
+}
+
+// maxBodyParams bounds the body properties counted of one operation.
+const maxBodyParams = 64
+
+// countBody counts the declared properties a JSON object body sent, each
+// once, with the value it last had (as the services read a key given twice).
+func (cr *covRequest) countBody(body []byte) {
+	o := cr.op
+	var last [maxBodyParams][]byte
+	var sent uint64
+	if !members(body, func(key, value []byte) {
+		for k, i := range o.bodyIdx[:min(len(o.bodyIdx), maxBodyParams)] {
+			if string(key) == o.op.Parameters[i].Name {
+				sent |= 1 << k
+				last[k] = value
+			}
+		}
+	}) {
+		return
+	}
+	for k, i := range o.bodyIdx[:min(len(o.bodyIdx), maxBodyParams)] {
+		if sent&(1<<k) == 0 {
+			continue
+		}
+		o.params[i].Add(1)
+		values := o.op.Parameters[i].Values
+		if len(values) == 0 {
+			continue
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, last[k]) != nil {
+			continue
+		}
+		for j, want := range values {
+			if b.String() == want {
+				o.values[i][j].Add(1)
 			}
 		}
 	}
@@ -337,12 +355,17 @@ func (cr *covRequest) ended() {
 	if cr.res.over {
 		return
 	}
-	obj, ok := reqparse.DecodeObject(cr.res.buf)
-	if ok != reqparse.BodyOK {
-		return
-	}
-	for j, name := range cr.op.op.Responses[cr.resp].Properties {
-		if _, carried := obj[name]; carried {
+	names := cr.op.op.Responses[cr.resp].Properties
+	var carried uint64 // each property once, however often the answer has it
+	members(cr.res.buf, func(key, _ []byte) {
+		for j, name := range names[:min(len(names), 64)] {
+			if string(key) == name {
+				carried |= 1 << j
+			}
+		}
+	})
+	for j := range names[:min(len(names), 64)] {
+		if carried&(1<<j) != 0 {
 			cr.op.props[cr.resp][j].Add(1)
 		}
 	}
