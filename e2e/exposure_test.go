@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/score"
 	"github.com/defectshowcase/showcase/platform/observe"
@@ -166,6 +168,7 @@ func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
 	after := time.Now().UTC()
 	truth := defectsOf(t, d)
 	checkReached(t, truth, sent)
+	checkCoverage(t, d.admins[0], sent, active)
 	for _, e := range truth.Defects {
 		if f := e.Reached.First; f == nil || f.Before(before) || f.After(after) {
 			t.Errorf("%s: first reached at %v, want between %v and %v", e.ID, f, before, after)
@@ -211,6 +214,7 @@ func checkExposure(t *testing.T, d deployment, active catalogue.Set) {
 		}
 	}
 	checkReached(t, truth, nil)
+	checkCoverage(t, d.admins[0], nil, active)
 	if truth.ExposureSince == nil || !truth.ExposureSince.Equal(reset.ExposureSince) {
 		t.Errorf("exposure_since %v after a reset at %v", truth.ExposureSince, reset.ExposureSince)
 	}
@@ -253,6 +257,46 @@ func checkReached(t *testing.T, truth catalogue.Truth, want map[string]*catalogu
 		if got.Count != w.Count || got.OtherMethods != w.OtherMethods || (got.First == nil) != (w.Count == 0) {
 			t.Errorf("%s: reached %d (first %v), other methods %d; want %d, %d", e.ID, got.Count, got.First, got.OtherMethods, w.Count, w.OtherMethods)
 		}
+	}
+}
+
+// coverageAt is an instance's API coverage (/coverage on its admin port).
+func coverageAt(t *testing.T, admin string) *coverage.Report {
+	t.Helper()
+	res, err := http.Get(admin + gateway.PathCoverage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var rep coverage.Report
+	if err := json.NewDecoder(res.Body).Decode(&rep); err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", gateway.PathCoverage, res.StatusCode, err)
+	}
+	return &rep
+}
+
+// checkCoverage checks the instance's API coverage against what was sent:
+// each operation called as often as the client's answers say, and the only
+// status answered undocumented CONF-04's 404 (one of its triggers), while
+// CONF-04 is active.
+func checkCoverage(t *testing.T, admin string, sent map[string]*catalogue.Reached, active catalogue.Set) {
+	t.Helper()
+	rep := coverageAt(t, admin)
+	for _, o := range rep.Operations {
+		var want uint64
+		if r := sent[o.Path]; r != nil {
+			want = r.Count
+		}
+		if o.Requests != want {
+			t.Errorf("coverage: %s %s called %d times, want %d", o.Method, o.Path, o.Requests, want)
+		}
+	}
+	var want []string
+	if sent != nil && active.Active(catalogue.CONF04) {
+		want = []string{"GET " + catalogue.EndpointOf(catalogue.CONF04).Path + " 404"}
+	}
+	if got := rep.Undocumented(); !slices.Equal(got, want) {
+		t.Errorf("coverage: undocumented statuses %q, want %q", got, want)
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/suite"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -319,6 +320,19 @@ func kubeExposure(t *testing.T, node kubeNode, active catalogue.Set, replicated 
 		return got
 	}
 	here := counts(node.admin)
+	// The API coverage, counted by the gateway in its Pod as in one process:
+	// every operation called, and CONF-04's 404 answered undocumented.
+	rep := coverageAt(t, node.admin)
+	if c, _ := rep.Criterion(coverage.Operations); c.Covered != len(catalogue.Endpoints) {
+		t.Errorf("coverage at the forwarded Pod: operations %d/%d, want all", c.Covered, c.Total)
+	}
+	var undocumented []string
+	if active.Active(catalogue.CONF04) {
+		undocumented = []string{"GET " + catalogue.EndpointOf(catalogue.CONF04).Path + " 404"}
+	}
+	if got := rep.Undocumented(); !slices.Equal(got, undocumented) {
+		t.Errorf("coverage at the forwarded Pod: undocumented statuses %q, want %q", got, undocumented)
+	}
 	for _, def := range catalogue.Defects {
 		want := uint64(0)
 		if active.Active(def.ID) {
