@@ -17,7 +17,9 @@ ARG SERVICE=gateway
 
 FROM scratch AS prebuilt
 ARG SERVICE
-COPY bin/${SERVICE} /service
+# bin/cover for the builds with Go's coverage (make images COVER=1).
+ARG BIN=bin
+COPY ${BIN}/${SERVICE} /service
 USER 65532:65532
 EXPOSE 8080-8084 9090-9094
 ENTRYPOINT ["/service"]

@@ -21,6 +21,19 @@ STATICCHECK  := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # The version the binaries print with -version: git's description of this checkout, if any.
 VERSION      ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 LDFLAGS      := -s -w $(if $(VERSION),-X github.com/defectshowcase/showcase/platform/version.Version=$(VERSION))
+# COVER=1: the five programs built with Go's coverage over the code a request
+# runs (the services, the gateway's request path, platform), for the code
+# coverage their admin port serves (/coverage/code): make build puts them in
+# bin/cover, make images tags them -cover (docs/coverage.md).
+COVER        ?=
+space        := $(subst ,, )
+comma        := ,
+COVERPKG     := $(subst $(space),$(comma),$(addprefix github.com/defectshowcase/showcase/,gateway gateway/cmd/... platform/... security-svc/... errors-svc/... conformance-svc/... performance-svc/...))
+ifneq ($(COVER),)
+BIN          := bin/cover
+COVERFLAGS   := -cover -covermode=atomic -coverpkg
+TAG_SUFFIX   := -cover
+endif
 
 ## help: every target, with what it does
 help:
@@ -68,27 +81,32 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
 	done
 
-## build: static binaries of the five programs, the scorer showcase-score, the trial runner showcase-trials, its reference tool showcase-replay and its in-Pod agent showcase-agent, and the load test showcase-load, in ./bin
+## build: static binaries of the five programs, the scorer showcase-score, the trial runner showcase-trials, its reference tool showcase-replay and its in-Pod agent showcase-agent, and the load test showcase-load, in ./bin (COVER=1: the five with Go's coverage, in ./bin/cover)
 build:
 	@mkdir -p $(BIN)
 	@set -e; for c in $(CMDS); do \
-		CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/$$c ./$$c/cmd/$$c; \
+		pkgs=$(COVERPKG); [ $$c = gateway ] || pkgs=github.com/defectshowcase/showcase/$$c/...,github.com/defectshowcase/showcase/platform/...; \
+		CGO_ENABLED=0 $(GO) build -trimpath $(if $(COVER),$(COVERFLAGS)=$$pkgs) -ldflags='$(LDFLAGS)' -o $(BIN)/$$c ./$$c/cmd/$$c; \
 	done
+ifeq ($(COVER),)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-score ./judge/cmd/showcase-score
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-trials ./judge/cmd/showcase-trials
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-replay ./judge/cmd/showcase-replay
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-truth ./judge/cmd/showcase-truth
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-agent ./judge/cmd/showcase-agent
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/showcase-load ./tools/cmd/showcase-load
+endif
 
-## images: the five images, and for trials on a cluster the agent's and the reference tool's (showcase-replay on its PATH), FROM scratch with the binaries built here (no image is pulled)
+## images: the five images, and for trials on a cluster the agent's and the reference tool's (showcase-replay on its PATH), FROM scratch with the binaries built here (no image is pulled); COVER=1: the five with Go's coverage, tagged $(SHOWCASE_TAG)-cover
 images: build
-	@set -e; for c in $(CMDS) showcase-agent; do \
-		docker build -q --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG) . >/dev/null 2>&1 || docker build --target prebuilt --build-arg SERVICE=$$c -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG) .; \
-		docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG); \
+	@set -e; for c in $(CMDS) $(if $(COVER),,showcase-agent); do \
+		docker build -q --target prebuilt --build-arg SERVICE=$$c --build-arg BIN=$(BIN) -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG)$(TAG_SUFFIX) . >/dev/null 2>&1 || docker build --target prebuilt --build-arg SERVICE=$$c --build-arg BIN=$(BIN) -t $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG)$(TAG_SUFFIX) .; \
+		docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/$$c:$(SHOWCASE_TAG)$(TAG_SUFFIX); \
 	done
+ifeq ($(COVER),)
 	@docker build -q --target replay -t $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG) . >/dev/null 2>&1 || docker build --target replay -t $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG) .
 	@docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG)
+endif
 
 ## compose-up: the five containers (make images first); API :8080, admin :9090
 compose-up:

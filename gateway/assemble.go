@@ -324,14 +324,16 @@ func withExposure(truth catalogue.Truth, log *observe.ExposureLog, reach *reachL
 	return truth
 }
 
-// resetExposure empties the exposure log, the reached counts and the
-// coverage: /defects and /coverage count from now on. The Prometheus
+// resetExposure empties the exposure log, the reached counts, the API
+// coverage and, in a build with it, the code coverage: /defects, /coverage
+// and /coverage/code count from now on. The Prometheus
 // counters never reset.
 func resetExposure(log *observe.ExposureLog, reach *reachLog, cov *coverageLog) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		reach.reset()
 		since := log.Reset().UTC()
 		cov.reset(since)
+		server.ClearCodeCoverage() // a build with Go's coverage counts from now on too
 		respond.Value(w, http.StatusOK, struct {
 			ExposureSince time.Time `json:"exposure_since"`
 		}{since})

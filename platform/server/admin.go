@@ -68,6 +68,7 @@ func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger, pr
 		respond.JSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	}))
 	a.Handle("GET "+PathReadyz, http.HandlerFunc(a.serveReady))
+	a.Handle("GET "+PathCodeCoverage, http.HandlerFunc(serveCodeCoverage))
 	a.mux.HandleFunc("/", a.fallback)
 	return a
 }

@@ -1,0 +1,160 @@
+package e2e_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/judge/codecov"
+	"github.com/defectshowcase/showcase/suite"
+)
+
+// buildCover builds the five programs as make build COVER=1 does (the
+// Makefile's own command) into a temporary folder, once per test binary.
+var buildCover = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "showcase-cover")
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command("make", "-C", "..", "--no-print-directory", "build", "COVER=1", "BIN="+dir).CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("make build COVER=1: %v\n%s", err, out)
+	}
+	return dir, nil
+})
+
+func coverBinary(t testing.TB, name string) string {
+	t.Helper()
+	dir, err := buildCover()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, name)
+}
+
+// The build with Go's coverage (make build COVER=1) keeps the planted
+// behaviour: the endpoint suite passes against it, and the performance
+// defects keep their times (a second for 1000 items, 1.2 s at n=100000).
+// Its admin port's snapshots, read by go tool covdata, say that the suite
+// ran every planted defect's code and some of every endpoint's functions;
+// a reset clears them, and a build without coverage answers 404.
+func TestCoverBuild(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		need(t, "make is not installed")
+	}
+	p := startProcess(t, coverBinary(t, "gateway"))
+	client := &http.Client{Timeout: time.Minute}
+	t.Run("suite", func(t *testing.T) { suite.Run(t, p.base, client) })
+	if t.Failed() {
+		return
+	}
+	for _, tc := range []struct {
+		target string
+		least  time.Duration
+	}{
+		{catalogue.EndpointOf(catalogue.PERF01).Path, time.Second},
+		{catalogue.EndpointOf(catalogue.PERF02).Path + "?n=100000&searchTerm=1", 1200 * time.Millisecond},
+		{catalogue.EndpointOf(catalogue.PERF02).Path + "?n=30000&searchTerm=1", 108 * time.Millisecond},
+	} {
+		start := time.Now()
+		res, err := suite.Do(t.Context(), client, p.base, suite.Case{Target: tc.target})
+		took := time.Since(start)
+		if err != nil || res.Status != http.StatusOK || took < tc.least || took > tc.least+5*time.Second {
+			t.Errorf("GET %s: %v %v in %v, want 200 in %v or a little more", tc.target, res.Status, err, took, tc.least)
+		}
+	}
+
+	raw := filepath.Join(t.TempDir(), "snapshot")
+	if err := codecov.Snapshot(t.Context(), client, p.admin, raw); err != nil {
+		t.Fatal(err)
+	}
+	rep := codecov.Compute(t.Context(), raw, "..")
+	if rep.Missing != "" {
+		t.Fatalf("not computed: %s", rep.Missing)
+	}
+	t.Logf("after the suite: %s", strings.TrimSpace(rep.Text()))
+	if rep.Statements.Covered == 0 || rep.Statements.Covered >= rep.Statements.Total {
+		t.Errorf("statements %s", rep.Statements)
+	}
+	var pkgs []string
+	for _, p := range rep.Packages {
+		pkgs = append(pkgs, strings.TrimPrefix(p.Name, codecov.ModulePrefix))
+	}
+	for _, want := range []string{"gateway", "platform/routes", "security-svc", "errors-svc", "conformance-svc", "performance-svc"} {
+		if !slices.Contains(pkgs, want) {
+			t.Errorf("packages %q lack %s", pkgs, want)
+		}
+	}
+	if len(rep.Endpoints) != len(catalogue.Endpoints) {
+		t.Errorf("%d endpoints, want %d: %+v", len(rep.Endpoints), len(catalogue.Endpoints), rep.Endpoints)
+	}
+	for _, e := range rep.Endpoints {
+		if e.Covered == 0 || len(e.Functions) < 2 {
+			t.Errorf("endpoint %s: %s over %q, want some of its planted and conformant handlers' statements", e.Name, e.Count, e.Functions)
+		}
+	}
+	if len(rep.Defects) != len(catalogue.Defects) {
+		t.Errorf("%d defects' code, want %d", len(rep.Defects), len(catalogue.Defects))
+	}
+	for _, d := range rep.Defects {
+		if !d.Executed || len(d.Sites) == 0 {
+			t.Errorf("%s's planted code %s at %q: not executed by the suite", d.ID, d.Count, d.Sites)
+		}
+	}
+
+	res, err := client.Post(p.admin+gateway.PathDefectsReset, "", nil)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("reset: %v %v", res, err)
+	}
+	res.Body.Close()
+	again := filepath.Join(t.TempDir(), "after-reset")
+	if err := codecov.Snapshot(t.Context(), client, p.admin, again); err != nil {
+		t.Fatal(err)
+	}
+	after := codecov.Compute(t.Context(), again, "..")
+	for _, d := range after.Defects {
+		if d.Executed {
+			t.Errorf("%s's planted code executed after the reset", d.ID)
+		}
+	}
+	if after.Statements.Covered >= rep.Statements.Covered/2 {
+		t.Errorf("after the reset %s, before %s: the counters were not cleared", after.Statements, rep.Statements)
+	}
+
+	plain := startProcess(t, buildGateway(t))
+	if err := codecov.Snapshot(t.Context(), client, plain.admin, t.TempDir()); err != codecov.ErrNotBuilt {
+		t.Errorf("a build without coverage: %v, want %v", err, codecov.ErrNotBuilt)
+	}
+}
+
+// Where no Go toolchain is at hand the raw data is kept and the report
+// says so; computed again where Go is, it is whole.
+func TestCoverWithoutGo(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		need(t, "make is not installed")
+	}
+	p := startProcess(t, coverBinary(t, "gateway"))
+	raw := filepath.Join(t.TempDir(), "snapshot")
+	if err := codecov.Snapshot(context.Background(), http.DefaultClient, p.admin, raw); err != nil {
+		t.Fatal(err)
+	}
+	rep := codecov.ComputeWith(t.Context(), raw, "..", "")
+	if !strings.Contains(rep.Missing, "no Go toolchain") || rep.Raw != raw || rep.Statements.Total != 0 {
+		t.Errorf("without Go: %+v", rep)
+	}
+	if again := codecov.Compute(t.Context(), raw, ".."); again.Missing != "" || again.Statements.Total == 0 || len(again.Defects) != len(catalogue.Defects) {
+		t.Errorf("computed again where Go is: %+v", again)
+	}
+}
