@@ -150,6 +150,7 @@ bench:
 	$(GO) test -run '^$$' -bench BoardsOpen -benchtime 8000x ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/
+	$(GO) test -run '^$$' -bench CoverBuild -benchtime 1x ./e2e/
 	$(GO) test -run '^$$' -bench ReadGrowing -benchtime 1x ./judge/score/
 
 ## loadtest: the load test (showcase-load) against a running service: BASE_URL, RATE per second, DURATION, OUT (a directory for the raw results)

@@ -158,3 +158,43 @@ func TestCoverWithoutGo(t *testing.T) {
 		t.Errorf("computed again where Go is: %+v", again)
 	}
 }
+
+// What the build with Go's coverage costs a request: the plain gateway and
+// the cover build as processes, asked in alternating blocks over loopback
+// in one run (a GET of endpoint 7 and a POST of endpoint 2), so that the
+// ratio does not depend on the machine's load. Run by make bench.
+func BenchmarkCoverBuild(b *testing.B) {
+	plain := startProcess(b, buildBinary(b, modulePath+"gateway/cmd/gateway"))
+	covered := startProcess(b, coverBinary(b, "gateway"))
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	for _, c := range []suite.Case{
+		{Target: catalogue.EndpointOf(catalogue.CONF03).Path},
+		{Method: http.MethodPost, Target: catalogue.EndpointOf(catalogue.ERR01).Path, ContentType: "application/json", Body: `{"number":"79927398713"}`},
+	} {
+		name := "GET"
+		if c.Method != "" {
+			name = c.Method
+		}
+		b.Run(name, func(b *testing.B) {
+			const blocks, block = 20, 200
+			var took [2]time.Duration
+			for b.Loop() {
+				for range blocks {
+					for i, p := range []*process{plain, covered} {
+						start := time.Now()
+						for range block {
+							if res, err := suite.Do(context.Background(), client, p.base, c); err != nil || res.Status != http.StatusOK {
+								b.Fatalf("%v %v", res.Status, err)
+							}
+						}
+						took[i] += time.Since(start)
+					}
+				}
+			}
+			n := time.Duration(b.N * blocks * block)
+			b.ReportMetric(float64((took[0] / n).Nanoseconds()), "ns-plain")
+			b.ReportMetric(float64((took[1] / n).Nanoseconds()), "ns-cover")
+			b.ReportMetric(100*(float64(took[1])/float64(took[0])-1), "%-cost")
+		})
+	}
+}
