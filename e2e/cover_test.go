@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -196,5 +197,86 @@ func BenchmarkCoverBuild(b *testing.B) {
 			b.ReportMetric(float64((took[1] / n).Nanoseconds()), "ns-cover")
 			b.ReportMetric(100*(float64(took[1])/float64(took[0])-1), "%-cost")
 		})
+	}
+}
+
+// Every format of the scorecard carries the coverage the instance measured
+// (a build with Go's coverage: API and code), read by default from beside
+// the -exposure URL, and what a WFC report says its tool covered.
+func TestScorecardCoverage(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("make"); err != nil {
+		need(t, "make is not installed")
+	}
+	scorer := buildBinary(t, modulePath+"judge/cmd/showcase-score")
+	p := startProcess(t, coverBinary(t, "gateway"))
+	client := &http.Client{Timeout: time.Minute}
+	for _, def := range catalogue.Defects {
+		if def.ID == catalogue.PERF02 {
+			continue
+		}
+		for _, tr := range def.Triggers {
+			if _, err := suite.Do(t.Context(), client, p.base, suite.Trigger(def, tr)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	report := "../judge/score/testdata/wfc/full.json"
+	args := func(format string) []string {
+		return []string{"-exposure", p.admin + gateway.PathDefects, "-source", "..", "-format", format, report}
+	}
+	out, err := exec.Command(scorer, args("json")...).Output()
+	if err != nil {
+		t.Fatalf("showcase-score: %v", err)
+	}
+	var sc struct {
+		Coverage struct {
+			API *struct {
+				TCL      int `json:"tcl"`
+				Criteria []struct {
+					Name           string
+					Covered, Total int
+				}
+			} `json:"api"`
+			Code *codecov.Report `json:"code"`
+			Tool []struct {
+				ToolName string `json:"toolName"`
+			} `json:"tool_said"`
+		} `json:"coverage"`
+	}
+	if err := json.Unmarshal(out, &sc); err != nil {
+		t.Fatal(err)
+	}
+	c := sc.Coverage
+	if c.API == nil || len(c.API.Criteria) != 9 || c.API.Criteria[1].Covered != 9 {
+		t.Errorf("API coverage %+v, want nine criteria, operations 9 (PERF-02 never called)", c.API)
+	}
+	if c.Code == nil || c.Code.Missing != "" || c.Code.Statements.Covered == 0 {
+		t.Fatalf("code coverage %+v, want it computed", c.Code)
+	}
+	for _, d := range c.Code.Defects {
+		if d.Executed != (d.ID != string(catalogue.PERF02)) {
+			t.Errorf("%s's planted code executed %v: only PERF-02's was not", d.ID, d.Executed)
+		}
+	}
+	if len(c.Tool) != 1 || c.Tool[0].ToolName != "ExampleFuzzer heuristics" {
+		t.Errorf("the tool's own coverage %+v, want the report's extra", c.Tool)
+	}
+	for format, want := range map[string][]string{
+		"text":     {"API coverage, as the instance measured it: TCL 0 of 6: paths 9/10", "code coverage, as the instance measured it: statements", "planted code executed for 9 of 10 defects", "the tool says it covered: ExampleFuzzer heuristics: HTTP status per endpoint 15/30, Lines 1234/?"},
+		"markdown": {"| operations | 2 | 9 | 10 |", "Answered with a status the contract does not document: GET /response-conformance/undocumented-status-code 404."},
+		"junit":    {`<property name="coverage.api.tcl" value="0 of 6"></property>`, `name="coverage.api.operations" value="9/10"`},
+		"sarif":    {`"coverage.api.operations": "9/10"`, `"coverage.code": "statements`},
+		"svg":      {"API coverage TCL 0 of 6 · operations 9/10"},
+	} {
+		out, err := exec.Command(scorer, args(format)...).Output()
+		if err != nil {
+			t.Fatalf("-format %s: %v", format, err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("-format %s lacks %q:\n%s", format, w, out)
+			}
+		}
 	}
 }

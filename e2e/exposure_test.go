@@ -398,6 +398,13 @@ func TestScoreAgainstALiveInstance(t *testing.T) {
 	if r := sc.Reached; r == nil || r.Operations != 9 || r.Of != 10 || len(r.Missed) != 1 || r.Missed[0] != catalogue.PERF02 || sc.TestedNothing {
 		t.Errorf("reached %+v, tested nothing %v; want 9 of 10, PERF-02 missed", r, sc.TestedNothing)
 	}
+	// The API coverage comes from beside the exposure; a plain build has no
+	// code coverage, and the scorecard says none.
+	if c := sc.Coverage; c == nil || c.API == nil || c.Code != nil {
+		t.Errorf("coverage %+v, want the API's alone", c)
+	} else if ops, _ := c.API.Criterion(coverage.Operations); ops.Covered != 9 || ops.Total != 10 {
+		t.Errorf("coverage: operations %d/%d, want 9/10 as reached", ops.Covered, ops.Total)
+	}
 	// A report it cannot read: exit 2, naming the file and line.
 	_ = os.WriteFile(file, []byte("method,path,class\nGET,/x,broken\n"), 0o644)
 	cmd := exec.Command(scorer, "-exposure", d.admins[0]+gateway.PathDefects, file)

@@ -104,6 +104,9 @@ func (b Scoreboard) notes() []string {
 		for _, n := range sc.Notes() {
 			notes = append(notes, sc.Tool+": "+n)
 		}
+		for _, l := range sc.Coverage.lines() {
+			notes = append(notes, sc.Tool+": "+l+".")
+		}
 	}
 	return notes
 }

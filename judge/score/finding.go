@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/wfc"
 )
 
 // Operation is a method and path of the contract, or of whatever the tool
@@ -83,6 +84,8 @@ type Report struct {
 	// call (a WFC report's totalTests and evaluatedHttpCalls of 0): it
 	// tested nothing, whatever the instance counted.
 	NoTests bool `json:"no_tests,omitempty"`
+	// Coverage is what the tool says it covered (a WFC report's extra).
+	Coverage []wfc.Coverage `json:"coverage,omitempty"`
 
 	index map[findingKey]int // where each operation and check is in Findings
 }

@@ -90,6 +90,9 @@ func writeJUnit(w io.Writer, cards []Scorecard) error {
 		for _, n := range sc.Notes() {
 			suite.Properties = append(suite.Properties, junitProperty{"note", n})
 		}
+		for _, kv := range sc.Coverage.properties() {
+			suite.Properties = append(suite.Properties, junitProperty{kv[0], kv[1]})
+		}
 		untested := ""
 		if sc.NotRun != "" || sc.TestedNothing {
 			untested = sc.Headline()
@@ -151,8 +154,12 @@ func writeSARIF(w io.Writer, cards []Scorecard) error {
 	doc := sarif.NewReport()
 	for _, sc := range cards {
 		run := sarif.NewRunWithInformationURI("showcase-score", "https://github.com/defectshowcase/showcase/blob/main/docs/scoring.md")
-		run.WithProperties(sarif.NewPropertyBag().Add("scored_tool", sc.Tool).Add("report", sc.reportName()).Add("setting", sc.Setting).
-			Add("headline", sc.Headline()).Add("notes", append([]string{}, sc.Notes()...)))
+		props := sarif.NewPropertyBag().Add("scored_tool", sc.Tool).Add("report", sc.reportName()).Add("setting", sc.Setting).
+			Add("headline", sc.Headline()).Add("notes", append([]string{}, sc.Notes()...))
+		for _, kv := range sc.Coverage.properties() {
+			props.Add(kv[0], kv[1])
+		}
+		run.WithProperties(props)
 		for _, d := range catalogue.Defects {
 			props := sarif.NewPropertyBag()
 			tags := []string{catalogue.EndpointOf(d.ID).Category}

@@ -203,7 +203,16 @@ func (sc Scorecard) writeText(w io.Writer) error {
 	for _, c := range append(sc.Categories, sc.Total) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", c.Name, c.Active, c.Reported, c.Unplanted, rate(c.TPR), rate(c.FPR), rate(c.J))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if lines := sc.Coverage.lines(); len(lines) > 0 {
+		fmt.Fprintln(w)
+		for _, l := range lines {
+			fmt.Fprintln(w, l)
+		}
+	}
+	return nil
 }
 
 func orDash(s string) string {
@@ -246,7 +255,8 @@ func (sc Scorecard) writeMarkdown(w io.Writer) error {
 	for _, c := range append(sc.Categories, sc.Total) {
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s | %s |\n", c.Name, c.Active, c.Reported, c.Unplanted, rate(c.TPR), rate(c.FPR), rate(c.J))
 	}
-	return nil
+	_, err := io.WriteString(w, sc.Coverage.markdown())
+	return err
 }
 
 func esc(s string) string {
@@ -341,6 +351,9 @@ func (sc Scorecard) writeSVG(w io.Writer) error {
 			fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" font-size="18" font-weight="bold" fill="#222" text-anchor="end">%s</text>`, width-40.0, y+26, rate(c.J))
 		}
 		b.WriteString("\n")
+	}
+	if l := sc.Coverage.svgLine(); l != "" {
+		fmt.Fprintf(&b, `<text x="40" y="%d" font-size="13" fill="#444">%s</text>`+"\n", height-12, esc(l))
 	}
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())

@@ -88,6 +88,11 @@ type Scorecard struct {
 
 	Categories []CategoryScore `json:"categories"`
 	Total      CategoryScore   `json:"total"`
+
+	// Coverage is what the instance measured of the run (API coverage,
+	// and code coverage in a build with it) and what the report says the
+	// tool covered; absent when neither is known.
+	Coverage *Coverage `json:"coverage,omitempty"`
 }
 
 // DefectScore is one planted defect's verdict.
@@ -173,6 +178,9 @@ func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instanc
 		Unplanted: []Finding{}, Contradicted: []catalogue.ID{}, Reached: reachOf(&inst)}
 	// The instance's count decides; without one, the report's own word.
 	sc.TestedNothing = (sc.Reached != nil && sc.Reached.Operations == 0) || (sc.Reached == nil && rep.NoTests)
+	if len(rep.Coverage) > 0 {
+		sc.Coverage = &Coverage{ToolSaid: rep.Coverage}
+	}
 	if baseline != nil {
 		sc.BaselineReached = reachOf(baseInst)
 		sc.BaselineTestedNothing = sc.BaselineReached != nil && sc.BaselineReached.Operations == 0

@@ -19,12 +19,13 @@ import (
 // context says, F102 an accepted invalid request, F207 an authentication
 // bypass); a code of a weakness keeps its CWE (F209's is CWE-209); any
 // other code, one WFC does not define included, is the tool's own finding
-// under that code, never dropped. The version of the schema it read is
+// under that code, never dropped. The coverage it says it collected
+// (extra) is kept, to be shown beside the instance's. The version of the schema it read is
 // kept (Report.FormatVersion); a report of schema 1 or later, or naming
 // none, is refused.
 //
 // Like SARIF it is walked with encoding/json's tokenizer, one found fault
-// decoded at a time, and test cases, coverage and the rest are skipped
+// decoded at a time, and test cases and the rest are skipped
 // without being held; a report cut short is closed after its last whole
 // fault and read for what it holds, marked truncated.
 func readWFC(name string, r io.Reader) (Report, error) {
@@ -99,6 +100,14 @@ func readWFC(name string, r io.Reader) (Report, error) {
 				return fail(err)
 			}
 			calls = n
+		case "extra":
+			// The coverage the tool collected: shown beside what the
+			// instance measured, never scored. null is none.
+			var extra []wfc.Coverage
+			if err := dec.Decode(&extra); err != nil {
+				return refuse(line, "not a WFC report: extra is not a list of coverage (%v)", err)
+			}
+			rep.Coverage = append(rep.Coverage, extra...)
 		default:
 			if err := skipValue(dec); err != nil {
 				return fail(err)

@@ -26,6 +26,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -38,6 +39,8 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
+	"github.com/defectshowcase/showcase/judge/codecov"
 	"github.com/defectshowcase/showcase/judge/score"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/platform/version"
@@ -71,6 +74,7 @@ func (e gateError) Error() string { return fmt.Sprintf("%d reports failed the ga
 // entry is one report to score and what is known of its run.
 type entry struct {
 	report, tool, exposure, baseline, notRun string
+	coverage, codeCoverage, source           string
 	baselineExposure                         string
 	active                                   catalogue.Set
 	defectsSet                               bool
@@ -127,6 +131,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fs.StringVar(&e.exposure, "exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects) or a saved file: its active defects and how often each was triggered")
 		fs.StringVar(&e.baseline, "baseline", "", "a report of the same tool against an instance with DEFECTS=none: its every finding is a false positive")
 		fs.StringVar(&e.baselineExposure, "baseline-exposure", "", "the baseline instance's /defects (URL or file): a baseline that reached no operation tested nothing and gives no false positive rate")
+		fs.StringVar(&e.coverage, "coverage", "", "the instance's admin /coverage, as a URL or a saved file: its API coverage of the run (by default the one beside an -exposure URL)")
+		fs.StringVar(&e.codeCoverage, "code-coverage", "", "the code coverage of an instance built with COVER=1: its admin URL (a snapshot is taken; by default the one of an -exposure URL) or a snapshot's folder")
+		fs.StringVar(&e.source, "source", ".", "the showcase's source, to map code coverage onto endpoints and defects")
 		showVersion := fs.Bool("version", false, "print the version and exit")
 		fs.StringVar(&e.notRun, "not-run", "", "the tool tested nothing, for this reason (it could not load the contract); REPORT is then its log")
 		if err := fs.Parse(args); err != nil {
@@ -285,7 +292,96 @@ func scoreEntry(e entry) (score.Scorecard, error) {
 		}
 		baseInst = &bi
 	}
-	return score.ScoreAgainst(rep, inst, base, baseInst), nil
+	sc := score.ScoreAgainst(rep, inst, base, baseInst)
+	if err := addCoverage(&sc, e); err != nil {
+		return score.Scorecard{}, err
+	}
+	return sc, nil
+}
+
+// addCoverage adds what the instance measured of the run: its API coverage
+// and, in a build with it, its code coverage, from the flags or, by
+// default, from the admin port of an -exposure URL (where an instance that
+// serves neither is passed over).
+func addCoverage(sc *score.Scorecard, e entry) error {
+	admin, auto := "", false
+	if u, ok := strings.CutSuffix(e.exposure, "/defects"); ok && (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) {
+		admin, auto = u, true
+	}
+	api, code := e.coverage, e.codeCoverage
+	if api == "" && auto {
+		api = admin + "/coverage"
+	}
+	if code == "" && auto {
+		code = admin
+	}
+	var c score.Coverage
+	if api != "" {
+		data, status, err := fetchOrRead(api)
+		switch {
+		case auto && e.coverage == "" && (err != nil || status == http.StatusNotFound):
+			// An instance from before coverage: nothing to add.
+		case err != nil:
+			return fmt.Errorf("-coverage: %w", err)
+		case status != http.StatusOK:
+			return fmt.Errorf("-coverage: %s answered %d", api, status)
+		default:
+			var rep coverage.Report
+			if err := json.Unmarshal(data, &rep); err != nil || rep.Version == 0 {
+				return &score.InputError{File: api, Msg: fmt.Sprintf("-coverage: not an instance's /coverage (%v)", err)}
+			}
+			c.API = &rep
+		}
+	}
+	if code != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		raw := code
+		if strings.HasPrefix(code, "http://") || strings.HasPrefix(code, "https://") {
+			dir, err := os.MkdirTemp("", "showcase-codecov-")
+			if err != nil {
+				return err
+			}
+			raw = dir
+			err = codecov.Snapshot(ctx, &http.Client{Timeout: time.Minute}, code, dir)
+			if err != nil {
+				os.RemoveAll(dir)
+			}
+			switch {
+			case errors.Is(err, codecov.ErrNotBuilt) && e.codeCoverage == "":
+				raw = "" // a build without it, asked by default: nothing to add
+			case err != nil:
+				return fmt.Errorf("-code-coverage: %w", err)
+			}
+		}
+		if raw != "" {
+			c.Code = codecov.Compute(ctx, raw, e.source)
+		}
+	}
+	if c.API == nil && c.Code == nil {
+		return nil
+	}
+	if sc.Coverage != nil {
+		c.ToolSaid = sc.Coverage.ToolSaid
+	}
+	sc.Coverage = &c
+	return nil
+}
+
+// fetchOrRead reads where: a URL's answer and its status, or a file (200).
+func fetchOrRead(where string) ([]byte, int, error) {
+	if !strings.HasPrefix(where, "http://") && !strings.HasPrefix(where, "https://") {
+		data, err := os.ReadFile(where)
+		return data, http.StatusOK, err
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	res, err := client.Get(where)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	return data, res.StatusCode, err
 }
 
 func contains(list []string, s string) bool {
