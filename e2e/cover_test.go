@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
+	"github.com/defectshowcase/showcase/catalogue/wfc"
+	"github.com/defectshowcase/showcase/catalogue/wfc/wfctest"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/codecov"
 	"github.com/defectshowcase/showcase/suite"
@@ -278,5 +281,51 @@ func TestScorecardCoverage(t *testing.T) {
 				t.Errorf("-format %s lacks %q:\n%s", format, w, out)
 			}
 		}
+	}
+}
+
+// The reference tool's WFC report, given the instance's admin port, carries
+// the API coverage the instance measured of its run as its extra, valid
+// against WFC's schema but for SEC-01's F207; the scorer shows it as what
+// the tool says, equal to what the instance saw.
+func TestReplayCarriesTheTargetsCoverage(t *testing.T) {
+	t.Parallel()
+	replay := buildBinary(t, modulePath+"judge/cmd/showcase-replay")
+	scorer := buildBinary(t, modulePath+"judge/cmd/showcase-score")
+	p := startProcess(t, buildGateway(t))
+	out := filepath.Join(t.TempDir(), "report.json")
+	if b, err := exec.Command(replay, "-base", p.base, "-admin", p.admin, "-format", "wfc", "-out", out).CombinedOutput(); err != nil {
+		t.Fatalf("showcase-replay: %v\n%s", err, b)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := wfctest.Check(data); len(problems) != 1 || !strings.Contains(problems[0], "207") {
+		t.Errorf("schema problems %q, want F207's alone", problems)
+	}
+	var rep wfc.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	target := coverageAt(t, p.admin)
+	if len(rep.Extra) != 1 || len(rep.Extra[0].Criteria) != 11 {
+		t.Fatalf("extra %+v", rep.Extra)
+	}
+	for i, c := range target.Criteria {
+		got := rep.Extra[0].Criteria[i]
+		if got.Name != "API "+c.Name || got.Covered != c.Covered || got.Total == nil || *got.Total != c.Total {
+			t.Errorf("extra %s %d/%v, the instance %s %d/%d", got.Name, got.Covered, got.Total, c.Name, c.Covered, c.Total)
+		}
+	}
+	if ops, _ := target.Criterion(coverage.Operations); ops.Covered != ops.Total {
+		t.Errorf("the reference tool called %d of %d operations", ops.Covered, ops.Total)
+	}
+	text, err := exec.Command(scorer, "-exposure", p.admin+gateway.PathDefects, out).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), "the tool says it covered: "+wfc.TargetToolName) || !strings.Contains(string(text), "API operations 10/10") {
+		t.Errorf("the scorecard:\n%s", text)
 	}
 }

@@ -223,7 +223,7 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, ti
 	closers = append([]func() error{func() error { b.Close(); return nil }}, closers...)
 	admin := map[string]http.Handler{
 		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure, g.reach),
-		http.MethodGet + " " + PathAnswerKey:     answerKey(active),
+		http.MethodGet + " " + PathAnswerKey:     answerKey(active, g),
 		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure, g.reach, g.cov),
 		http.MethodGet + " " + PathCoverage:      coverageReport(g, false),
 		http.MethodGet + " " + PathCoverageText:  coverageReport(g, true),
@@ -279,10 +279,11 @@ func defectsReport(active catalogue.Set, log *observe.ExposureLog, reach *reachL
 	})
 }
 
-// answerKey answers the instance's WFC answer key.
-func answerKey(active catalogue.Set) http.Handler {
+// answerKey answers the instance's WFC answer key, with the API coverage
+// the instance measured since the reset as its extra coverage.
+func answerKey(active catalogue.Set, g *Gateway) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		opt := wfc.Options{Version: version.String(), Created: time.Now()}
+		opt := wfc.Options{Version: version.String(), Created: time.Now(), Coverage: g.Coverage()}
 		query, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
 			respond.Error(w, http.StatusBadRequest, "the query does not parse: "+err.Error())

@@ -268,6 +268,10 @@ func TestAnswerKeyServed(t *testing.T) {
 		if p := wfctest.Check(rec.Body.Bytes()); (len(p) == 0) != (c.query == "") {
 			t.Errorf("%s: schema problems %q", c.query, p)
 		}
+		// The instance's API coverage is its extra: nothing received yet.
+		if len(key.Extra) != 1 || !strings.HasPrefix(key.Extra[0].ToolName, wfc.TargetToolName) || len(key.Extra[0].Criteria) != 11 || key.Extra[0].Criteria[1].Covered != 0 {
+			t.Errorf("%s: extra %+v, want the target's coverage, nothing covered", c.query, key.Extra)
+		}
 	}
 	rec := get(gateway.PathAnswerKey + "?codes=all")
 	if rec.Code != 400 || !strings.HasPrefix(rec.Body.String(), `{"error":"codes=\"all\": want schema`) {

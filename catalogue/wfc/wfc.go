@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 )
 
 // Report is a WFC report.
@@ -143,6 +144,9 @@ type Options struct {
 	// tool that follows the catalogue writes, not valid against the
 	// schema.
 	CatalogueCodes bool
+	// Coverage, when not nil, is the instance's API coverage of the
+	// requests it received, written as the report's extra coverage.
+	Coverage *coverage.Report
 }
 
 // AnswerKey is the WFC report of a tool that found every planted fault of
@@ -206,6 +210,9 @@ func AnswerKey(active catalogue.Set, opt Options) Report {
 	r.TotalTests = len(r.TestCases)
 	rest.OutputHTTPCalls, rest.EvaluatedHTTPCalls = len(r.TestCases), len(r.TestCases)
 	r.ProblemDetails.REST = rest
+	if opt.Coverage != nil {
+		r.Extra = []Coverage{CoverageOf(opt.Coverage)}
+	}
 	return r
 }
 

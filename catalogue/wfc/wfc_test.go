@@ -2,12 +2,14 @@ package wfc_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/catalogue/wfc"
 	"github.com/defectshowcase/showcase/catalogue/wfc/wfctest"
 )
@@ -182,5 +184,42 @@ func TestParseOperationID(t *testing.T) {
 		if m != c.method || tg != c.target || ok != (c.method != "") {
 			t.Errorf("ParseOperationID(%q) = %q %q %v", c.in, m, tg, ok)
 		}
+	}
+}
+
+// With the instance's coverage, the answer key carries it as its extra
+// coverage, valid against the schema: each criterion with its total, the
+// TCL of 6, the undocumented statuses answered without one.
+func TestAnswerKeyCoverage(t *testing.T) {
+	t.Parallel()
+	rep := &coverage.Report{Since: created, Operations: []coverage.OperationCovered{{Method: "GET", Path: "/a", Requests: 2,
+		Statuses:      []coverage.StatusAnswered{{Status: 200, Response: "200", Answered: 1}, {Status: 404, Answered: 1}},
+		Responses:     []coverage.ResponseAnswered{{Status: "200", Answered: 1}},
+		StatusClasses: []coverage.ClassAnswered{{Class: "2XX", Answered: 1}, {Class: "4XX", Answered: 1}}}}}
+	rep.Compute()
+	r := wfc.AnswerKey(catalogue.All(), wfc.Options{Version: "v1", Created: created, Coverage: rep})
+	b, _ := json.Marshal(r)
+	if p := wfctest.Check(b); len(p) > 0 {
+		t.Fatalf("not valid against WFC's schema:\n%s", strings.Join(p, "\n"))
+	}
+	if len(r.Extra) != 1 || !strings.HasPrefix(r.Extra[0].ToolName, wfc.TargetToolName+" since 2026-11-26T10:00:00Z") {
+		t.Fatalf("extra %+v", r.Extra)
+	}
+	var got []string
+	for _, c := range r.Extra[0].Criteria {
+		total := "-"
+		if c.Total != nil {
+			total = fmt.Sprint(*c.Total)
+		}
+		got = append(got, fmt.Sprintf("%s %d/%s", c.Name, c.Covered, total))
+	}
+	want := []string{"API paths 1/1", "API operations 1/1", "API request_content_types 0/0", "API response_content_types 0/0",
+		"API parameters 0/0", "API status_classes 2/2", "API parameter_values 0/0", "API status_codes 1/1", "API response_properties 0/0",
+		"API TCL 6/6", "API undocumented statuses answered 1/-"}
+	if !slices.Equal(got, want) {
+		t.Errorf("criteria\n got %q\nwant %q", got, want)
+	}
+	if _, b := key(t, "all", false); strings.Contains(string(b), `"extra"`) {
+		t.Error("without coverage the key has an extra")
 	}
 }

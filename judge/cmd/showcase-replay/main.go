@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/platform/version"
 )
 
@@ -67,6 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	prob := fs.Float64("p", 0.5, "the weak tool's chance of trying each defect")
 	pause := fs.Duration("pause", 200*time.Millisecond, "the weak tool's longest pause before a defect")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for one answer")
+	admin := fs.String("admin", "", "the instance's admin URL (http://localhost:9090): with -format wfc, the report's extra coverage is the API coverage the instance measured of the run")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -89,7 +91,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var rep sink
 	if *format == "wfc" {
-		rep = newWFCSink(*out)
+		w := newWFCSink(*out)
+		if *admin != "" {
+			w.targetCoverage = func() (*coverage.Report, error) { return targetCoverage(ctx, client, strings.TrimSuffix(*admin, "/")) }
+		}
+		rep = w
 	} else if rep, err = newCSVSink(*out); err != nil {
 		return err
 	}
@@ -280,4 +286,25 @@ func (c *contract) check(method, path string, a answer) []finding {
 		}
 	}
 	return out
+}
+
+// targetCoverage is the instance's API coverage, from its admin port.
+func targetCoverage(ctx context.Context, client *http.Client, admin string) (*coverage.Report, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, admin+"/coverage", nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s answered %s", req.URL, res.Status)
+	}
+	var c coverage.Report
+	if err := json.NewDecoder(io.LimitReader(res.Body, 16<<20)).Decode(&c); err != nil {
+		return nil, err
+	}
+	return &c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/catalogue/wfc"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/platform/version"
@@ -62,6 +63,9 @@ type wfcSink struct {
 	unique  map[string]bool
 	calls   int
 	covered map[string]bool
+	// targetCoverage, when not nil, asks the instance for its API
+	// coverage, written as the report's extra at each flush.
+	targetCoverage func() (*coverage.Report, error)
 }
 
 func newWFCSink(name string) *wfcSink {
@@ -117,6 +121,13 @@ func (s *wfcSink) flush() error {
 	s.rep.TotalTests = len(s.rep.TestCases)
 	s.rep.ExecutionTimeInSeconds = int(time.Since(s.start).Seconds())
 	s.rep.ProblemDetails.REST.OutputHTTPCalls, s.rep.ProblemDetails.REST.EvaluatedHTTPCalls = s.calls, s.calls
+	if s.targetCoverage != nil {
+		// What the target counted of the run: the instance's word, kept
+		// as it last was when the instance does not answer.
+		if c, err := s.targetCoverage(); err == nil {
+			s.rep.Extra = []wfc.Coverage{wfc.CoverageOf(c)}
+		}
+	}
 	b, err := json.MarshalIndent(s.rep, "", "  ")
 	if err != nil {
 		return err
