@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"html/template"
 	"image/color"
+	"io"
+	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -99,8 +103,6 @@ func stepFigure(trials []Trial) (figure, error) {
 	p.Y.Min, p.Y.Max = 0, float64(len(catalogue.Defects))
 	p.Y.Tick.Marker = plot.ConstantTicks(ticks(0, len(catalogue.Defects)))
 	p.X.Min, p.X.Max = 0, end
-	p.Legend.Top, p.Legend.Left = false, false
-	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(6), vg.Points(6)
 	p.Add(plotter.NewGrid())
 	for i, name := range names {
 		b := bandOf(byTool[name])
@@ -142,8 +144,12 @@ func stepFigure(trials []Trial) (figure, error) {
 		p.Add(line)
 		p.Legend.Add(name, line)
 	}
-	return figure{p, 8 * vg.Inch, 4.5 * vg.Inch}, nil
+	return figure{p, 8 * vg.Inch, 4.5*vg.Inch + legendHeight(len(names)), true}, nil
 }
+
+// legendHeight is what a legend of n entries below a plot adds to its
+// height.
+func legendHeight(n int) vg.Length { return vg.Length(n) * vg.Points(18) }
 
 // Chart draws the step chart (stepFigure) and saves it to each file (by
 // its extension: .svg, .png).
@@ -246,7 +252,7 @@ func cdFigure(r Ranking) (figure, error) {
 		join.Width = vg.Points(4)
 		p.Add(join)
 	}
-	return figure{p, 8 * vg.Inch, vg.Length(1.2+0.35*float64(k)) * vg.Inch}, nil
+	return figure{p, 8 * vg.Inch, vg.Length(1.2+0.35*float64(k)) * vg.Inch, false}, nil
 }
 
 // CDDiagram draws the critical-difference diagram (cdFigure) and saves it
@@ -259,16 +265,50 @@ func CDDiagram(r Ranking, files ...string) error {
 	return f.save(files...)
 }
 
-// figure is a drawn plot and its size.
+// figure is a drawn plot and its size; legendBelow draws its legend in a
+// strip under the plot, where it covers no curve.
 type figure struct {
-	p    *plot.Plot
-	w, h vg.Length
+	p           *plot.Plot
+	w, h        vg.Length
+	legendBelow bool
+}
+
+// writerTo draws the figure in a format (svg, png).
+func (f figure) writerTo(format string) (io.WriterTo, error) {
+	c, err := draw.NewFormattedCanvas(f.w, f.h, format)
+	if err != nil {
+		return nil, err
+	}
+	dc := draw.New(c)
+	if !f.legendBelow {
+		f.p.Draw(dc)
+		return c, nil
+	}
+	legend := f.p.Legend
+	legend.Padding = vg.Points(3)
+	r := legend.Rectangle(dc)
+	strip := r.Max.Y - r.Min.Y + vg.Points(10)
+	f.p.Legend = plot.NewLegend()
+	f.p.Draw(draw.Crop(dc, 0, 0, strip, 0))
+	f.p.Legend = legend
+	legend.Top, legend.Left = true, true
+	legend.XOffs, legend.YOffs = vg.Points(50), -vg.Points(2)
+	legend.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: dc.Min, Max: vg.Point{X: dc.Max.X, Y: dc.Min.Y + strip}}})
+	return c, nil
 }
 
 // save writes the figure to each file, by its extension.
 func (f figure) save(files ...string) error {
 	for _, name := range files {
-		if err := f.p.Save(f.w, f.h, name); err != nil {
+		wt, err := f.writerTo(strings.TrimPrefix(strings.ToLower(filepath.Ext(name)), "."))
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if _, err := wt.WriteTo(&buf); err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}
@@ -278,7 +318,7 @@ func (f figure) save(files ...string) error {
 // svg is the figure as an SVG element, to stand in a page (its XML
 // prolog dropped).
 func (f figure) svg() (template.HTML, error) {
-	wt, err := f.p.WriterTo(f.w, f.h, "svg")
+	wt, err := f.writerTo("svg")
 	if err != nil {
 		return "", err
 	}

@@ -38,6 +38,7 @@ type htmlReport struct {
 	Defects    []htmlDefect
 	Step, CD   template.HTML
 	Heatmaps   []htmlHeatmap
+	Coverage   *htmlCoverage
 	Trials     []Trial
 	Provenance *Provenance
 	Experiment string
@@ -113,7 +114,44 @@ func (s Summary) WriteHTML(w io.Writer, experiment string) error {
 		return err
 	}
 	r.Heatmaps = heatmaps(s)
+	if r.Coverage, err = s.htmlCoverage(); err != nil {
+		return err
+	}
 	return reportPage.Execute(w, r)
+}
+
+// htmlCoverage is the page's coverage section: the growth curves, drawn
+// in the page, and report.md's table.
+type htmlCoverage struct {
+	Intro, VerdictsIntro string
+	Chart, CodeChart     template.HTML
+	Tools                []string
+	Rows                 [][]string
+	Notes, Verdicts      []string
+}
+
+func (s Summary) htmlCoverage() (*htmlCoverage, error) {
+	tools, rows, notes, verdicts := s.coverageTable()
+	if len(tools) == 0 {
+		return nil, nil
+	}
+	c := &htmlCoverage{Intro: coverageIntro, VerdictsIntro: coverageVerdicts, Tools: tools, Rows: rows, Notes: notes, Verdicts: verdicts}
+	f, err := coverageFigure(s, false)
+	if err != nil {
+		return nil, err
+	}
+	if c.Chart, err = f.svg(); err != nil {
+		return nil, err
+	}
+	if _, code := s.hasCoverage(); code {
+		if f, err = coverageFigure(s, true); err != nil {
+			return nil, err
+		}
+		if c.CodeChart, err = f.svg(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // Figures are the step chart of the summary's trials and, for three or
@@ -193,7 +231,7 @@ func survivalFigure(tools []ToolSummary, i int) (template.HTML, error) {
 			p.Add(sc)
 		}
 	}
-	return figure{p, 4.2 * vg.Inch, 2.6 * vg.Inch}.svg()
+	return figure{p, 4.2 * vg.Inch, 2.6 * vg.Inch, false}.svg()
 }
 
 // survivalAt is the estimate at time t.

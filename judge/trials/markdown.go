@@ -13,7 +13,7 @@ import (
 // cdFile, relative to the Markdown; "" for none).
 func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 	fmt.Fprintf(w, "# Trials\n\n")
-	fmt.Fprintf(w, "Times are seconds since the tool started, in each trial. A trial that did not detect (or trigger) a defect is censored at its budget: the median is Kaplan-Meier's, with its 95 %% confidence interval, \"not reached\" when fewer than half the trials got there.\n\n")
+	fmt.Fprintf(w, "Times are seconds since the tool started, in each trial. A trial that did not detect (or trigger) a defect is censored at its budget: the median is Kaplan-Meier's, with its 95 %% confidence interval, \"beyond the budget\" when fewer than half the trials got there.\n\n")
 	for _, t := range s.Tools {
 		fmt.Fprintf(w, "## %s: %d trials, budget %s\n\n", md(t.Tool), t.Trials, duration(t.Budget))
 		for _, n := range t.NotRun {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 )
 
 // ProgressFile is a run's progress as it goes, in its folder: what the
@@ -59,6 +60,11 @@ type TrialProgress struct {
 	Outcome  string `json:"outcome,omitempty"`
 	Detected int    `json:"detected,omitempty"`
 	NotRun   string `json:"not_run,omitempty"`
+	// Coverage is its API coverage at the end, once it has ended, where
+	// the run recorded coverage; Statements the statements its code ran,
+	// where the code's was recorded.
+	Coverage   *LiveCoverage `json:"coverage,omitempty"`
+	Statements *int          `json:"statements,omitempty"`
 }
 
 // LiveInterval is how often a running trial's instance is asked what it
@@ -73,6 +79,27 @@ type Live struct {
 	Requests  uint64         `json:"requests"`
 	Reached   []catalogue.ID `json:"reached"`
 	Triggered []catalogue.ID `json:"triggered"`
+	// Coverage is the instance's API coverage so far, where it serves one.
+	Coverage *LiveCoverage `json:"coverage,omitempty"`
+}
+
+// LiveCoverage is an instance's API coverage so far: the TCL and the
+// criteria's covered targets of all.
+type LiveCoverage struct {
+	TCL     int `json:"tcl"`
+	MaxTCL  int `json:"max_tcl"`
+	Targets int `json:"targets"`
+	Of      int `json:"of"`
+}
+
+// LiveCoverageOf is the coverage so far in a line of a live page.
+func LiveCoverageOf(c *coverage.Report) *LiveCoverage {
+	l := &LiveCoverage{TCL: c.TCL, MaxTCL: c.MaxTCL}
+	for _, cr := range c.Criteria {
+		l.Targets += cr.Covered
+		l.Of += cr.Total
+	}
+	return l
 }
 
 // ProgressOf is an ended trial's progress, from its record.
@@ -84,6 +111,13 @@ func ProgressOf(t Trial) TrialProgress {
 	}
 	start := t.Start.UTC()
 	p.State, p.Start, p.Seconds, p.Outcome, p.Detected = StateEnded, &start, t.Seconds, t.Outcome, t.Detected()
+	if c := t.Coverage; c != nil {
+		p.Coverage = &LiveCoverage{TCL: c.TCL, MaxTCL: c.MaxTCL, Targets: c.Targets, Of: c.Of}
+		if c.Code != nil && c.Code.Statements.Total > 0 {
+			n := c.Code.Statements.Covered
+			p.Statements = &n
+		}
+	}
 	return p
 }
 

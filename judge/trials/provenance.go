@@ -52,8 +52,12 @@ type Provenance struct {
 	Resources *Resources `json:"resources,omitempty"`
 	// Machines ran the trials: this one, or the cluster's nodes.
 	Machines []Machine `json:"machines"`
-	Start    time.Time `json:"start"`
-	End      time.Time `json:"end"`
+	// Coverage is what coverage each trial recorded ("" none, api, code),
+	// and how often it was sampled (seconds).
+	Coverage      string    `json:"coverage,omitempty"`
+	CoverageEvery float64   `json:"coverage_every_seconds,omitempty"`
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end"`
 }
 
 // ShowcaseSource is the instance the trials ran against.
@@ -197,6 +201,20 @@ func Rebuild(dir string) error {
 	ts, err := LoadTrials(dir)
 	if err != nil {
 		return err
+	}
+	// The coverage is read again from what each trial kept: the code's,
+	// where Go was not at hand when it was recorded, is computed now.
+	for i := range ts {
+		c, err := readCoverage(filepath.Join(dir, ts[i].Dir))
+		if err != nil {
+			return err
+		}
+		if c != nil {
+			ts[i].Coverage = c
+			if err := WriteRecord(dir, ts[i]); err != nil {
+				return err
+			}
+		}
 	}
 	return WriteRun(dir, ts)
 }

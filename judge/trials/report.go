@@ -51,10 +51,31 @@ func WriteRun(dir string, ts []Trial) error {
 			return err
 		}
 	}
+	covChart, codeChart := "", ""
+	if api, code := s.hasCoverage(); api {
+		var raw bytes.Buffer
+		if err := WriteCoverageCSV(&raw, ts); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, CoverageCSV), raw.Bytes(), 0o644); err != nil {
+			return err
+		}
+		covChart = CoverageSVG
+		if err := CoverageChart(s, false, filepath.Join(dir, CoverageSVG), filepath.Join(dir, CoveragePNG)); err != nil {
+			return err
+		}
+		if code {
+			codeChart = CodeCoverageSVG
+			if err := CoverageChart(s, true, filepath.Join(dir, CodeCoverageSVG), filepath.Join(dir, CodeCoveragePNG)); err != nil {
+				return err
+			}
+		}
+	}
 	var md bytes.Buffer
 	if err := s.WriteMarkdown(&md, ChartSVG, cd); err != nil {
 		return err
 	}
+	s.writeCoverageMarkdown(&md, covChart, codeChart)
 	if err := os.WriteFile(filepath.Join(dir, ReportMarkdown), md.Bytes(), 0o644); err != nil {
 		return err
 	}

@@ -69,6 +69,9 @@ func ScoreTrial(runDir string, t *Trial, pattern string) error {
 		_ = os.Remove(filepath.Join(dir, CardFile))
 	}
 	t.Stages = stages(truth, card, t.Start, t.InstanceSince)
+	if t.Coverage, err = readCoverage(dir); err != nil {
+		return err
+	}
 	return nil
 }
 

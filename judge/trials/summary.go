@@ -102,6 +102,9 @@ type ToolSummary struct {
 	// Timed: every detection of its reports carries a time.
 	Timed   bool            `json:"timed"`
 	Defects []DefectSummary `json:"defects"`
+	// Coverage is the tool's coverage over its trials that recorded one;
+	// absent when none did.
+	Coverage *ToolCoverage `json:"coverage,omitempty"`
 }
 
 // Verdict is one test of two tools on one measure, with the verdict in
@@ -128,6 +131,9 @@ type PairSummary struct {
 	A        string    `json:"a"`
 	B        string    `json:"b"`
 	Verdicts []Verdict `json:"verdicts"`
+	// Coverage are the verdicts on their final coverage, a family of tests
+	// of its own (Holm over them alone), absent unless both recorded it.
+	Coverage []Verdict `json:"coverage,omitempty"`
 	Notes    []string  `json:"notes"`
 }
 
@@ -255,6 +261,7 @@ func summarizeTool(name string, trials []Trial, fallback float64) ToolSummary {
 		}
 		ts.Defects = append(ts.Defects, ds)
 	}
+	ts.Coverage = coverageOf(trials, ts.Budget)
 	return ts
 }
 
@@ -371,6 +378,7 @@ func compare(a, b ToolSummary) PairSummary {
 			p.Notes = append(p.Notes, fmt.Sprintf("No time verdicts where %s detected a defect: its reports carry no time for it (JUnit, SARIF and WFC give none), so only whether it detects is compared.", t.Tool))
 		}
 	}
+	p.Coverage = compareCoverage(a, b)
 	if a.Budget != b.Budget {
 		p.Notes = append(p.Notes, fmt.Sprintf("Their budgets differ (%s has %s, %s %s): each trial that did not detect a defect is censored at its own budget.", a.Tool, duration(a.Budget), b.Tool, duration(b.Budget)))
 	}
@@ -510,8 +518,9 @@ func pText(adjusted, _ float64) string {
 }
 
 // MedianToDetect is the Kaplan-Meier median time to detect the defect as
-// the pages show it beside "k/n": "12.4 s", "not reached" (fewer than
-// half the trials detected it), "3 untimed" (its reports carry no time),
+// the pages show it beside "k/n": "12.4 s", "median beyond the budget"
+// (fewer than half the trials detected it: the median is past the time
+// the trials ran, not to be read as the operation not reached), "3 untimed" (its reports carry no time),
 // "—" (no trial has ended).
 func (d DefectSummary) MedianToDetect() string {
 	switch {
@@ -520,7 +529,7 @@ func (d DefectSummary) MedianToDetect() string {
 	case d.TimeToDetect == nil || d.TimeToDetect.Trials == 0:
 		return "—"
 	case d.TimeToDetect.Median == nil:
-		return "not reached"
+		return "median beyond the budget"
 	}
 	return duration(*d.TimeToDetect.Median)
 }
@@ -537,19 +546,20 @@ func (t ToolSummary) DetectedText(i int) string {
 }
 
 // kmText is a Kaplan-Meier median with its interval: "2.5 s (95 % CI
-// 1.9 s–3.1 s)", "not reached".
+// 1.9 s–3.1 s)", "beyond the budget" (fewer than half the trials got
+// there: the median, or a bound, lies past the time they ran).
 func kmText(c *Censored) string {
 	if c == nil {
 		return "—"
 	}
 	bound := func(x *float64) string {
 		if x == nil {
-			return "not reached"
+			return "beyond the budget"
 		}
 		return duration(*x)
 	}
 	if c.Median == nil {
-		return "not reached"
+		return "beyond the budget"
 	}
 	return fmt.Sprintf("%s (95 %% CI %s–%s)", duration(*c.Median), bound(c.Lower), bound(c.Upper))
 }

@@ -99,6 +99,10 @@ type Trial struct {
 	// ToolVersion is what the tool printed for --version in the trial (on
 	// a cluster, where the runner cannot ask it), if it did.
 	ToolVersion string `json:"tool_version,omitempty"`
+	// Coverage is what the instance measured of the trial: its API
+	// coverage and, where recorded, its code coverage, at the end and over
+	// time; absent when the run recorded none.
+	Coverage *TrialCoverage `json:"coverage,omitempty"`
 	// NotRun says why a trial could not run (Kubernetes' reason and
 	// message: the image not found, unschedulable past the deadline,
 	// evicted, killed for its memory). Such a trial has no stages: it is

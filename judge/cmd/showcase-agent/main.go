@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/judge/trials/agent"
 	"github.com/defectshowcase/showcase/platform/version"
 )
@@ -64,7 +65,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.Limits.Budget, "budget", 10*time.Minute, "the trial's budget")
 	fs.DurationVar(&o.Limits.InterruptGrace, "interrupt-grace", 10*time.Second, "after SIGINT, before SIGTERM")
 	fs.DurationVar(&o.Limits.TermGrace, "term-grace", 5*time.Second, "after SIGTERM, before SIGKILL")
+	coverageKind := fs.String("coverage", "", "record the instance's coverage while the tool runs: api, or code (an instance built with COVER=1)")
+	fs.DurationVar(&o.Coverage.Every, "coverage-every", trials.DefaultCoverageEvery, "how often to sample the coverage")
 	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	var err error
+	if o.Coverage.Kind, err = trials.ParseCoverageKind(*coverageKind); err != nil {
 		return err
 	}
 	o.Command = fs.Args()

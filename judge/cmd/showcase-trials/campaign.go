@@ -57,6 +57,15 @@ func (c *campaign) fromFile(o *runner.Options) ([]runner.Tool, error) {
 		}
 		o.TermGrace = e.TermGrace
 	}
+	if e.Coverage != "" || e.CoverageEvery > 0 {
+		if c.set["coverage"] && o.Coverage.Kind != e.Coverage {
+			return nil, disagree("coverage", e.Coverage, o.Coverage.Kind)
+		}
+		o.Coverage.Kind = e.Coverage
+		if e.CoverageEvery > 0 {
+			o.Coverage.Every = e.CoverageEvery
+		}
+	}
 	var tools []runner.Tool
 	for _, t := range e.Tools {
 		tools = append(tools, runner.Tool{Name: t.Name, Command: t.Command, Trials: e.Trials, Budget: e.Budget, Seeds: e.Seeds,
@@ -153,6 +162,9 @@ func (c *campaign) connect(ctx context.Context, o *runner.Options, tools []runne
 		CPU: cpu, Memory: mem, StartTimeout: c.startTimeout, TTL: c.ttl}
 	if c.exp != nil {
 		cl.Showcase, cl.Agent = c.exp.Showcase, c.exp.Agent
+	}
+	if o.Coverage.Kind == trials.CoverageCode && cl.Showcase == experiment.DefaultShowcaseImage {
+		cl.Showcase = experiment.DefaultShowcaseCoverImage // code coverage needs the instance built with it
 	}
 	if o.Concurrency <= 0 {
 		n, err := kube.Parallel(ctx, client, cpu)

@@ -99,6 +99,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gs.StringVar(&o.Admin, "admin", "", "its admin URL (for the reset between trials and the ground truth)")
 	gs.DurationVar(&o.InterruptGrace, "interrupt-grace", 10*time.Second, "at the budget, how long the tool has after SIGINT (as Ctrl-C) to close its report, before SIGTERM")
 	gs.DurationVar(&o.TermGrace, "term-grace", 5*time.Second, "... and after SIGTERM, before SIGKILL")
+	coverageKind := ""
+	gs.StringVar(&coverageKind, "coverage", "", "record each trial's coverage over time and at its end: api (the instance's API coverage), or code (that and its code coverage: the instance built with COVER=1, -cover-binary here, the -cover image on a cluster)")
+	gs.DurationVar(&o.Coverage.Every, "coverage-every", trials.DefaultCoverageEvery, "how often a trial's coverage is sampled")
+	gs.StringVar(&o.CoverBinary, "cover-binary", runner.DefaultCoverBinary, "with -coverage code here: the gateway built with Go's coverage, run as each trial's instance")
 	gs.StringVar(&c.file, "experiment", "", "an experiment file (YAML): the tools, trials, budget, seeds, defects and resources, instead of -tool groups")
 	gs.StringVar(&c.on, "on", "local", "where the trials run: local (this machine) or kube (Kubernetes Jobs)")
 	gs.StringVar(&c.namespace, "namespace", "", "on a cluster, the namespace (default: the kubeconfig's)")
@@ -128,6 +132,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c.set = map[string]bool{}
 	gs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
 	o.Defects = defects
+	var err error
+	if o.Coverage.Kind, err = trials.ParseCoverageKind(coverageKind); err != nil {
+		return usageError{err}
+	}
 	if gs.NArg() > 0 {
 		return usageError{fmt.Errorf("%q: the tools' groups begin with -tool NAME", gs.Arg(0))}
 	}
@@ -180,6 +188,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError{errors.New("-base is a running deployment: on a cluster each trial has a fresh instance of its own")}
 	}
 	prov := c.provenance(o, tools)
+	if o.Coverage.Kind != "" {
+		prov.Coverage, prov.CoverageEvery = o.Coverage.Kind, o.Coverage.EveryOrDefault().Seconds()
+	}
 	o.Where = c.on
 	if c.on == "kube" {
 		if err := c.connect(ctx, &o, tools, &prov, stderr); err != nil {

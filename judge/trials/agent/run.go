@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/judge/trials/budget"
 )
@@ -24,10 +25,13 @@ type Options struct {
 	Limits  budget.Limits
 	Command []string // the tool's, {url}, {seed} and {out} filled in
 	Version string   // the agent's
+	// Coverage is what coverage to record of the instance while the tool
+	// runs, into the trial's folder (it goes back with it).
+	Coverage trials.CoverageOptions
 }
 
 // Run runs the tool (its output to Dir/tool.log, its working folder
-// Dir/out) within its limits, stopping it sooner once ctx ends (the Pod is
+// Dir/out) within its limits, recording the instance's coverage as asked, stopping it sooner once ctx ends (the Pod is
 // being deleted: the runner was interrupted); then takes the ground truth
 // into Dir/exposure.json, says how it went in Dir/agent.json, and writes
 // the folder to w. It returns an error only when the folder could not be
@@ -47,8 +51,10 @@ func Run(ctx context.Context, o Options, w io.Writer) error {
 	cmd.Dir = out
 	cmd.Stdout, cmd.Stderr = logf, logf
 	stopLive := sayLive(ctx, o.Admin, w)
+	stopCoverage := RecordCoverage(ctx, o.Coverage, o.Admin, o.Dir, time.Now())
 	br := budget.Run(cmd, o.Limits, ctx.Done())
 	stopLive()
+	stopCoverage()
 	logf.Close()
 	r.Start, r.Seconds, r.Outcome, r.ExitCode, r.Signals = br.Start, br.Seconds, br.Outcome, br.ExitCode, br.Signals
 
@@ -90,18 +96,23 @@ const LivePrefix = "showcase-agent: live "
 func sayLive(ctx context.Context, admin string, w io.Writer) (stop func()) {
 	client := &http.Client{Timeout: 5 * time.Second}
 	fetch := func(ctx context.Context) ([]byte, error) { return FetchTruth(ctx, client, admin) }
-	return WatchLive(ctx, fetch, func(l trials.Live) {
+	fetchCoverage := func(ctx context.Context) (*coverage.Report, error) {
+		c, _, err := FetchCoverage(ctx, client, admin)
+		return c, err
+	}
+	return WatchLive(ctx, fetch, fetchCoverage, func(l trials.Live) {
 		b, _ := json.Marshal(l)
 		_, _ = io.WriteString(w, LivePrefix+string(b)+"\n")
 	})
 }
 
 // WatchLive asks fetch for the instance's ground truth every
-// trials.LiveInterval and gives live what it says of the trial so far,
-// until the returned function is called (it returns once the asking has
-// stopped). An answer that does not come or does not parse is skipped:
-// the next tick asks again, and the trial's own record is what counts.
-func WatchLive(ctx context.Context, fetch func(context.Context) ([]byte, error), live func(trials.Live)) (stop func()) {
+// trials.LiveInterval, and fetchCoverage (if not nil) for its API
+// coverage, and gives live what they say of the trial so far, until the
+// returned function is called (it returns once the asking has stopped).
+// An answer that does not come or does not parse is skipped: the next tick
+// asks again, and the trial's own record is what counts.
+func WatchLive(ctx context.Context, fetch func(context.Context) ([]byte, error), fetchCoverage func(context.Context) (*coverage.Report, error), live func(trials.Live)) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -119,7 +130,13 @@ func WatchLive(ctx context.Context, fetch func(context.Context) ([]byte, error),
 			if err != nil || json.Unmarshal(raw, &t) != nil {
 				continue
 			}
-			live(trials.LiveOf(t, time.Now()))
+			l := trials.LiveOf(t, time.Now())
+			if fetchCoverage != nil {
+				if c, err := fetchCoverage(ctx); err == nil {
+					l.Coverage = trials.LiveCoverageOf(c)
+				}
+			}
+			live(l)
 		}
 	}()
 	return func() { cancel(); <-done }

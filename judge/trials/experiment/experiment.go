@@ -28,6 +28,9 @@ import (
 const (
 	DefaultShowcaseImage = "defect-showcase/gateway:latest"
 	DefaultAgentImage    = "defect-showcase/showcase-agent:latest"
+	// DefaultShowcaseCoverImage is the instance's image with code
+	// coverage: the gateway built with Go's coverage (make images COVER=1).
+	DefaultShowcaseCoverImage = "defect-showcase/gateway:latest-cover"
 )
 
 // Experiment is a campaign, as its file states it.
@@ -50,7 +53,11 @@ type Experiment struct {
 	// Showcase is the instance's image on a cluster, Agent the image that
 	// carries showcase-agent (the program that runs the tool in its Pod).
 	Showcase, Agent string
-	Tools           []Tool
+	// Coverage is what coverage each trial records ("", api or code), every
+	// CoverageEvery (0: trials.DefaultCoverageEvery).
+	Coverage      string
+	CoverageEvery time.Duration
+	Tools         []Tool
 }
 
 // Resources are a trial's CPU and memory, as Kubernetes quantities.
@@ -135,10 +142,33 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 					p.fail(k, "showcase."+k.Value, "unknown key (showcase takes image and agent)")
 				}
 			})
+		case "coverage":
+			// coverage: api | code | none, or {kind: code, every: 5s}
+			if v.Kind == yaml.MappingNode {
+				p.mapping(v, "coverage", func(k, v *yaml.Node) {
+					switch k.Value {
+					case "kind":
+						e.Coverage = p.scalar(v, "coverage.kind")
+					case "every":
+						e.CoverageEvery = p.duration(v, "coverage.every")
+					default:
+						p.fail(k, "coverage."+k.Value, "unknown key (coverage takes kind and every)")
+					}
+				})
+			} else {
+				e.Coverage = p.scalar(v, "coverage")
+			}
+			switch e.Coverage {
+			case "none":
+				e.Coverage = ""
+			case "", "api", "code":
+			default:
+				p.fail(v, "coverage", "%q: want api, code or none", e.Coverage)
+			}
 		case "tools":
 			e.Tools = p.tools(v)
 		default:
-			p.fail(k, k.Value, "unknown key (an experiment takes trials, budget, seeds, defects, resources, interrupt_grace, term_grace, showcase and tools)")
+			p.fail(k, k.Value, "unknown key (an experiment takes trials, budget, seeds, defects, resources, interrupt_grace, term_grace, showcase, coverage and tools)")
 		}
 		if p.err != nil {
 			return nil, p.err
@@ -152,6 +182,10 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 	}
 	if e.Budget == 0 {
 		e.Budget = 10 * time.Minute
+	}
+	if e.Coverage == "code" && e.Showcase == DefaultShowcaseImage {
+		// Code coverage needs the instance built with it.
+		e.Showcase = DefaultShowcaseCoverImage
 	}
 	if e.Seeds != nil && len(e.Seeds) != e.Trials {
 		return nil, p.errf(seen["seeds"], "seeds", "%d seeds for %d trials", len(e.Seeds), e.Trials)

@@ -352,8 +352,12 @@ func (c *Cluster) job(name string, lbl map[string]string, s runner.Spec, t *tria
 	vol := func(n string) corev1.Volume {
 		return corev1.Volume{Name: n, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 	}
-	agentCmd := append([]string{agentDir + "/showcase-agent", "run", "-dir", trialDir, "-admin", admin,
-		"-budget", l.Budget.String(), "-interrupt-grace", l.InterruptGrace.String(), "-term-grace", l.TermGrace.String(), "--"}, t.Command...)
+	agentCmd := []string{agentDir + "/showcase-agent", "run", "-dir", trialDir, "-admin", admin,
+		"-budget", l.Budget.String(), "-interrupt-grace", l.InterruptGrace.String(), "-term-grace", l.TermGrace.String()}
+	if s.Coverage.Kind != "" {
+		agentCmd = append(agentCmd, "-coverage", s.Coverage.Kind, "-coverage-every", s.Coverage.EveryOrDefault().String())
+	}
+	agentCmd = append(append(agentCmd, "--"), t.Command...)
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: lbl},
 		Spec: batchv1.JobSpec{

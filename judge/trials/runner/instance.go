@@ -10,10 +10,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/judge/trials/agent"
@@ -33,7 +36,7 @@ type instance struct {
 	stop  func() error
 }
 
-func newInstance(ctx context.Context, base, admin string, defects catalogue.Set, dir string) (*instance, error) {
+func newInstance(ctx context.Context, base, admin string, defects catalogue.Set, dir, binary string) (*instance, error) {
 	in := &instance{base: base, admin: admin, client: &http.Client{Timeout: 30 * time.Second}, stop: func() error { return nil }}
 	if base != "" {
 		if err := in.reset(ctx); err != nil {
@@ -42,6 +45,9 @@ func newInstance(ctx context.Context, base, admin string, defects catalogue.Set,
 		now := time.Now()
 		in.since = &now
 		return in, nil
+	}
+	if binary != "" {
+		return in, in.startBinary(binary, defects, filepath.Join(dir, trials.ServerLog))
 	}
 	return in, in.startFresh(defects, filepath.Join(dir, trials.ServerLog))
 }
@@ -52,10 +58,6 @@ func newInstance(ctx context.Context, base, admin string, defects catalogue.Set,
 // the addresses, two ports of loopback of its own, and its log in logFile.
 // It is up when its log says where it listens.
 func (in *instance) startFresh(active catalogue.Set, logFile string) error {
-	log, err := os.Create(logFile)
-	if err != nil {
-		return err
-	}
 	env := map[string]string{"DEFECTS": active.String(), "ADDR": "127.0.0.1:0", "ADMIN_ADDR": "127.0.0.1:0"}
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -65,6 +67,42 @@ func (in *instance) startFresh(active catalogue.Set, logFile string) error {
 		pw.CloseWithError(errors.Join(err, io.EOF))
 		done <- err
 	}()
+	return in.follow(pr, logFile, cancel, done)
+}
+
+// startBinary starts the showcase as a process of its own, from a binary
+// (a build with Go's coverage, whose counters are the process's), on
+// loopback ports of its own, and its log in logFile.
+func (in *instance) startBinary(binary string, active catalogue.Set, logFile string) error {
+	cmd := exec.Command(binary, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "DEFECTS="+active.String())
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("the instance %s: %w", binary, err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		pw.CloseWithError(io.EOF)
+		if err != nil && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == -1 {
+			err = nil // stopped by its signal, as asked
+		}
+		done <- err
+	}()
+	stop := func() { _ = cmd.Process.Signal(syscall.SIGTERM) }
+	return in.follow(pr, logFile, stop, done)
+}
+
+// follow copies the instance's log to logFile and waits until it says
+// where it listens; stop ends the instance, done says when it has.
+func (in *instance) follow(pr *io.PipeReader, logFile string, stop func(), done chan error) error {
+	log, err := os.Create(logFile)
+	if err != nil {
+		stop()
+		<-done
+		return err
+	}
 	// The log: copied to its file; the "listening" line names the addresses.
 	addrs := make(chan [2]string, 1)
 	copied := make(chan struct{})
@@ -78,13 +116,16 @@ func (in *instance) startFresh(active catalogue.Set, logFile string) error {
 			_, _ = log.Write(append(line, '\n'))
 			var l struct{ Msg, Addr, Admin string }
 			if bytes.Contains(line, []byte(`"listening"`)) && json.Unmarshal(line, &l) == nil && l.Msg == "listening" {
-				addrs <- [2]string{l.Addr, l.Admin}
+				select {
+				case addrs <- [2]string{l.Addr, l.Admin}:
+				default:
+				}
 			}
 		}
 		_, _ = io.Copy(io.Discard, pr)
 	}()
 	in.stop = func() error {
-		cancel()
+		stop()
 		err := <-done
 		<-copied
 		return err
@@ -127,4 +168,10 @@ func (in *instance) reset(ctx context.Context) error {
 // indented.
 func (in *instance) Truth(ctx context.Context) ([]byte, error) {
 	return agent.FetchTruth(ctx, in.client, in.admin)
+}
+
+// Coverage is the instance's API coverage so far.
+func (in *instance) Coverage(ctx context.Context) (*coverage.Report, error) {
+	c, _, err := agent.FetchCoverage(ctx, in.client, in.admin)
+	return c, err
 }

@@ -19,7 +19,7 @@ import (
 func TestFreshInstanceIsMakeRuns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	in, err := newInstance(t.Context(), "", "", catalogue.All(), dir)
+	in, err := newInstance(t.Context(), "", "", catalogue.All(), dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}

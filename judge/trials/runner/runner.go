@@ -72,7 +72,17 @@ type Options struct {
 	// Where and Run name the run in its progress (trials.ProgressFile):
 	// "local" or "kube", and on a cluster the run's ID.
 	Where, Run string
+	// Coverage is what coverage each trial records of its instance, over
+	// time and at its end. With code coverage, a fresh instance here is a
+	// process of CoverBinary (default bin/cover/gateway, make build
+	// COVER=1), whose counters are its own.
+	Coverage    trials.CoverageOptions
+	CoverBinary string
 }
+
+// DefaultCoverBinary is the cover build of the gateway make build COVER=1
+// leaves.
+const DefaultCoverBinary = "bin/cover/gateway"
 
 // Spec is one trial to run, as the runner decided it.
 type Spec struct {
@@ -80,6 +90,8 @@ type Spec struct {
 	Dir     string // the trial's folder, absolute
 	Defects catalogue.Set
 	Limits  budget.Limits
+	// Coverage is what coverage to record of the instance.
+	Coverage trials.CoverageOptions
 	// Say writes a line of progress.
 	Say func(format string, args ...any)
 	// Started says when the tool started (on a cluster, its Pod); Live
@@ -133,7 +145,16 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		o.TermGrace = 5 * time.Second
 	}
 	if o.Executor == nil {
-		o.Executor = Local{Base: o.Base, Admin: o.Admin}
+		l := Local{Base: o.Base, Admin: o.Admin}
+		if o.Coverage.Kind == trials.CoverageCode && o.Base == "" {
+			if l.Binary = o.CoverBinary; l.Binary == "" {
+				l.Binary = DefaultCoverBinary
+			}
+			if _, err := os.Stat(l.Binary); err != nil {
+				return nil, fmt.Errorf("trials: code coverage needs the instance built with it (make build COVER=1): %w", err)
+			}
+		}
+		o.Executor = l
 	}
 	if o.Defects == (catalogue.Set{}) {
 		o.Defects = catalogue.All()
@@ -249,7 +270,7 @@ func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial, h hooks)
 	if err := os.MkdirAll(filepath.Join(dir, trials.ToolDir), 0o755); err != nil {
 		return err
 	}
-	s := Spec{Tool: tl, Dir: dir, Defects: o.Defects, Limits: budget.Limits{Budget: tl.Budget, InterruptGrace: o.InterruptGrace, TermGrace: o.TermGrace},
+	s := Spec{Tool: tl, Dir: dir, Defects: o.Defects, Coverage: o.Coverage, Limits: budget.Limits{Budget: tl.Budget, InterruptGrace: o.InterruptGrace, TermGrace: o.TermGrace},
 		Say: func(format string, args ...any) { progress(o, format, args...) }, Started: h.started, Live: h.live}
 	if err := o.Executor.Execute(ctx, s, t); err != nil {
 		return err
@@ -284,14 +305,15 @@ func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial, h hooks)
 }
 
 // Local runs trials on this machine: the tool as a process of its own,
-// the instance fresh in this process (or Base and Admin, a running
-// deployment reset before each trial).
-type Local struct{ Base, Admin string }
+// the instance fresh in this process, or a process of Binary (a build with
+// Go's coverage), or Base and Admin, a running deployment reset before each
+// trial.
+type Local struct{ Base, Admin, Binary string }
 
 // Execute runs the trial here.
 func (l Local) Execute(ctx context.Context, s Spec, t *trials.Trial) error {
 	out := filepath.Join(s.Dir, trials.ToolDir)
-	inst, err := newInstance(ctx, l.Base, l.Admin, s.Defects, s.Dir)
+	inst, err := newInstance(ctx, l.Base, l.Admin, s.Defects, s.Dir, l.Binary)
 	if err != nil {
 		return err
 	}
@@ -309,15 +331,18 @@ func (l Local) Execute(ctx context.Context, s Spec, t *trials.Trial) error {
 	cmd.Dir = out
 	cmd.Stdout, cmd.Stderr = logf, logf
 	t.InstanceSince = inst.Since()
+	started := time.Now()
 	if s.Started != nil {
-		s.Started(time.Now())
+		s.Started(started)
 	}
 	stopLive := func() {}
 	if s.Live != nil {
-		stopLive = agent.WatchLive(ctx, inst.Truth, s.Live)
+		stopLive = agent.WatchLive(ctx, inst.Truth, inst.Coverage, s.Live)
 	}
+	stopCoverage := agent.RecordCoverage(ctx, s.Coverage, inst.admin, s.Dir, started)
 	budget.Run(cmd, s.Limits, ctx.Done()).Apply(t)
 	stopLive()
+	stopCoverage()
 
 	// The ground truth even when the run was interrupted: the trial ran.
 	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

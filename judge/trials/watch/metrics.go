@@ -28,13 +28,21 @@ var (
 		"How long each trial has run: so far while it runs, in all once it has ended.", []string{"tool", "trial"}, nil)
 	descBudget = prometheus.NewDesc("showcase_trials_trial_budget_seconds",
 		"The most a trial of the tool may run.", []string{"tool"}, nil)
+	descCoverage = prometheus.NewDesc("showcase_trials_api_coverage_targets",
+		"The API coverage targets (all criteria) a trial's requests covered: so far while it runs, at its end once ended; where the run records coverage.", []string{"tool", "trial"}, nil)
+	descCoverageOf = prometheus.NewDesc("showcase_trials_api_coverage_targets_of",
+		"The API coverage targets there are, for a trial.", []string{"tool", "trial"}, nil)
+	descTCL = prometheus.NewDesc("showcase_trials_api_tcl",
+		"The Test Coverage Level (0 to 6) a trial's requests reached: so far while it runs, at its end once ended.", []string{"tool", "trial"}, nil)
+	descStatements = prometheus.NewDesc("showcase_trials_statements_covered",
+		"The statements of the instance's code an ended trial ran, where the run recorded code coverage.", []string{"tool", "trial"}, nil)
 )
 
 // collector reads the run's state at each scrape.
 type collector struct{ w *Watch }
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descInfo, descStart, descEnded, descTrials, descDetections, descTriggered, descSeconds, descBudget} {
+	for _, d := range []*prometheus.Desc{descInfo, descStart, descEnded, descTrials, descDetections, descTriggered, descSeconds, descBudget, descCoverage, descCoverageOf, descTCL, descStatements} {
 		ch <- d
 	}
 }
@@ -63,6 +71,19 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for _, tr := range s.Trials {
 		if tr.State == trials.StateRunning || tr.State == trials.StateEnded {
 			ch <- prometheus.MustNewConstMetric(descSeconds, prometheus.GaugeValue, tr.Elapsed, tr.Tool, strconv.Itoa(tr.Number))
+		}
+		c := tr.Coverage
+		if tr.State == trials.StateRunning && tr.Live != nil {
+			c = tr.Live.Coverage
+		}
+		if c != nil && (tr.State == trials.StateRunning || tr.State == trials.StateEnded) {
+			n := strconv.Itoa(tr.Number)
+			ch <- prometheus.MustNewConstMetric(descCoverage, prometheus.GaugeValue, float64(c.Targets), tr.Tool, n)
+			ch <- prometheus.MustNewConstMetric(descCoverageOf, prometheus.GaugeValue, float64(c.Of), tr.Tool, n)
+			ch <- prometheus.MustNewConstMetric(descTCL, prometheus.GaugeValue, float64(c.TCL), tr.Tool, n)
+		}
+		if tr.State == trials.StateEnded && tr.Statements != nil {
+			ch <- prometheus.MustNewConstMetric(descStatements, prometheus.GaugeValue, float64(*tr.Statements), tr.Tool, strconv.Itoa(tr.Number))
 		}
 	}
 }

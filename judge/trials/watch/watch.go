@@ -180,6 +180,9 @@ type Tool struct {
 	Budget float64        `json:"budget_seconds"`
 	Counts map[string]int `json:"counts"`
 	Tiles  []Tile         `json:"tiles"` // a defect each, in the catalogue's order
+	// Coverage is its API coverage over the trials ended so far, in
+	// words: the median targets covered and TCL; "" where none recorded.
+	Coverage string `json:"coverage"`
 }
 
 // Tile is one tool and one defect over the trials ended so far.
@@ -278,6 +281,7 @@ func (w *Watch) State() State {
 			tile.Text = ts.DetectedText(j)
 			s.Tools[i].Tiles = append(s.Tools[i].Tiles, tile)
 		}
+		s.Tools[i].Coverage = ts.CoverageText()
 	}
 	return s
 }

@@ -44,6 +44,7 @@ function renderGrid(s) {
     const th = el("th", "", t.tool);
     th.scope = "col";
     th.append(el("div", "median", t.ran + " of " + t.trials + " trials ended"));
+    if (t.coverage) th.append(el("div", "coverage", t.coverage));
     hr.append(th);
   }
   head.append(hr);
@@ -69,16 +70,20 @@ function renderGrid(s) {
   });
 }
 
+function coverageWords(c) {
+  return c ? " · coverage " + c.targets + "/" + c.of + " · TCL " + c.tcl : "";
+}
+
 function trialWords(t) {
   switch (t.state) {
     case "running": {
       const budget = t.budget_seconds ? " of " + clock(t.budget_seconds) : "";
-      const live = t.live ? "reached " + t.live.reached.length + " · triggered " + t.live.triggered.length + " · " + t.live.requests.toLocaleString("en") + " requests" : "starting…";
+      const live = t.live ? "reached " + t.live.reached.length + " · triggered " + t.live.triggered.length + " · " + t.live.requests.toLocaleString("en") + " requests" + coverageWords(t.live.coverage) : "starting…";
       if (!t.start) return ["running: starting", "its instance starting"];
       return ["running " + clock(elapsed(t)) + budget, live];
     }
     case "ended":
-      return ["ended: " + t.outcome, "detected " + t.detected + " in " + clock(t.seconds)];
+      return ["ended: " + t.outcome, "detected " + t.detected + " in " + clock(t.seconds) + coverageWords(t.coverage)];
     case "not run":
       return ["not run", t.not_run];
     case "cancelled":
