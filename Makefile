@@ -160,10 +160,11 @@ DURATION ?= 1m
 loadtest:
 	$(GO) run ./tools/cmd/showcase-load -base $(BASE_URL) -rate $(RATE) -duration $(DURATION) $(if $(OUT),-out $(OUT))
 
-## trials: ten trials each of the reference tool and the weak one, against fresh instances, and the report over them in TRIALS_OUT (default out/trials)
+## trials: ten trials each of the reference tool and the weak one, against fresh instances, and the report over them in TRIALS_OUT (default out/trials), with their API coverage (COVERAGE=api; none, or code after make build COVER=1)
 TRIALS_OUT ?= out/trials
+COVERAGE   ?= api
 trials: build
-	$(BIN)/showcase-trials -out $(TRIALS_OUT) \
+	$(BIN)/showcase-trials -out $(TRIALS_OUT) $(if $(filter-out none,$(COVERAGE)),-coverage $(COVERAGE)) \
 		-tool replay -trials 10 -budget 1m -- $(abspath $(BIN))/showcase-replay -base {url} -out {out}/report.csv \
 		-tool weak -trials 10 -budget 1m -- $(abspath $(BIN))/showcase-replay -weak -seed {seed} -base {url} -out {out}/report.csv
 

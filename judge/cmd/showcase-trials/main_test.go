@@ -22,10 +22,12 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 func readSummary(t *testing.T, dir string) trials.Summary {
@@ -151,6 +153,7 @@ func TestReferenceAgainstWeak(t *testing.T) {
 	if len(weakCounts) < 2 || weakCounts[10] && len(weakCounts) == 1 {
 		t.Errorf("the weak tool's finds do not vary: %v", weakCounts)
 	}
+	checkTrialCoverage(t, s.Trials)
 	v := s.Pairs[0].Verdicts[0]
 	if v.Measure != "defects detected per trial" || v.Better != "replay" || *v.A12 != 1 || v.Adjusted >= 0.01 || v.Adjusted < v.P ||
 		!strings.HasPrefix(v.Words, "replay finds more defects per trial than weak: median 10 against") || !strings.Contains(v.Words, "more in 10 of 10 trials by number, Â12 1.00") {
@@ -552,5 +555,99 @@ func TestWatchFolder(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("interrupted: %v", err)
+	}
+}
+
+// implied is the API coverage a fresh instance measures of the triggers of
+// the given defects, each sent once in the catalogue's order: what a trial
+// that sent exactly those requests must have recorded.
+func implied(t *testing.T, ids map[catalogue.ID]bool) *coverage.Report {
+	t.Helper()
+	built, err := server.Build(gateway.Program(), func(string) string { return "" }, observe.Discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close()
+	ts := httptest.NewServer(built.Handler)
+	defer ts.Close()
+	for _, d := range catalogue.Defects {
+		if !ids[d.ID] {
+			continue
+		}
+		for _, tr := range d.Triggers {
+			if _, err := suite.Do(t.Context(), ts.Client(), ts.URL, suite.Trigger(d, tr)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	rec := httptest.NewRecorder()
+	built.Admin["GET "+gateway.PathCoverage].ServeHTTP(rec, httptest.NewRequest(http.MethodGet, gateway.PathCoverage, nil))
+	var c coverage.Report
+	if err := json.Unmarshal(rec.Body.Bytes(), &c); err != nil {
+		t.Fatal(err)
+	}
+	return &c
+}
+
+// checkTrialCoverage holds each trial's API coverage against what its
+// requests imply: the triggers of the defects whose operations it reached
+// (the reference tool all ten, the weak one the subset its seed picks),
+// sent to a fresh instance. The reference tool's, counted by hand from the
+// triggers and the contract: every path and operation, the three request
+// types, 9 of 10 response types (CONF-02 answers text/plain), 7 of 8
+// parameters (no trigger sends X-API-Key), 7 of 20 classes (2XX of SEC-01,
+// CONF-01 to -03, PERF-01 and -02; 4XX of CONF-04's 404s; ERR-01 to -03
+// answer 500), 9 of 23 statuses (CONF-04's 404 is undocumented), 10 of 35
+// response properties, TCL 2. The weak tool's is lower and varies with
+// its seed.
+func checkTrialCoverage(t *testing.T, ts []trials.Trial) {
+	t.Helper()
+	want := map[string]*coverage.Report{}
+	weak := map[int]bool{}
+	reference := -1
+	for _, tr := range ts {
+		if tr.Coverage == nil || len(tr.Coverage.Series) == 0 || tr.Coverage.Kind != trials.CoverageAPI {
+			t.Fatalf("%s trial %d: coverage %+v, want the API's recorded (make trials' COVERAGE=api)", tr.Tool, tr.Number, tr.Coverage)
+		}
+		reached := map[catalogue.ID]bool{}
+		key := ""
+		for _, st := range tr.Stages {
+			if st.Reached {
+				reached[st.ID] = true
+				key += string(st.ID)
+			}
+		}
+		if want[key] == nil {
+			want[key] = implied(t, reached)
+		}
+		w := want[key]
+		if fmt.Sprint(tr.Coverage.Criteria) != fmt.Sprint(w.Criteria) || tr.Coverage.TCL != w.TCL || fmt.Sprint(tr.Coverage.Undocumented) != fmt.Sprint(w.Undocumented()) {
+			t.Errorf("%s trial %d: coverage %v TCL %d undocumented %q, its requests imply %v TCL %d undocumented %q", tr.Tool, tr.Number,
+				tr.Coverage.Criteria, tr.Coverage.TCL, tr.Coverage.Undocumented, w.Criteria, w.TCL, w.Undocumented())
+		}
+		last := tr.Coverage.Series[len(tr.Coverage.Series)-1]
+		if last.Targets != tr.Coverage.Targets {
+			t.Errorf("%s trial %d: the series ends at %d targets, the end has %d", tr.Tool, tr.Number, last.Targets, tr.Coverage.Targets)
+		}
+		if tr.Tool == "replay" {
+			var got []string
+			for _, c := range tr.Coverage.Criteria {
+				got = append(got, fmt.Sprintf("%d/%d", c.Covered, c.Total))
+			}
+			if h := []string{"10/10", "10/10", "3/3", "9/10", "7/8", "7/20", "0/0", "9/23", "10/35"}; !slices.Equal(got, h) || tr.Coverage.TCL != 2 {
+				t.Errorf("replay trial %d: %q TCL %d, want %q TCL 2 (counted by hand)", tr.Number, got, tr.Coverage.TCL, h)
+			}
+			reference = tr.Coverage.Targets
+			continue
+		}
+		weak[tr.Coverage.Targets] = true
+	}
+	for n := range weak {
+		if n > reference {
+			t.Errorf("a weak trial covered %d targets, the reference %d", n, reference)
+		}
+	}
+	if len(weak) < 2 {
+		t.Errorf("the weak tool's coverage does not vary with its seed: %v", weak)
 	}
 }
