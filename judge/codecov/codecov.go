@@ -222,6 +222,28 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// DefaultSource is where the showcase's source is when nobody says: the
+// nearest folder, from the working directory up, that holds the workspace
+// (go.work beside gateway/go.mod); else the working directory.
+func DefaultSource() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, "gateway", "go.mod")); err == nil {
+				return dir
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "."
+		}
+		dir = parent
+	}
+}
+
 // Text is the report in a few lines for a person.
 func (r *Report) Text() string {
 	var b strings.Builder

@@ -108,9 +108,15 @@ type CoveragePoint struct {
 }
 
 // SourceDir is where the showcase's source is, to map code coverage onto
-// endpoints and defects: the working directory (the repository's root) by
-// default.
-var SourceDir = "."
+// endpoints and defects; "" finds it (codecov.DefaultSource).
+var SourceDir = ""
+
+func sourceDir() string {
+	if SourceDir != "" {
+		return SourceDir
+	}
+	return codecov.DefaultSource()
+}
 
 // readCoverage reads the coverage a trial recorded in dir; nil when it
 // recorded none. Code snapshots are read with go tool covdata; where that
@@ -153,7 +159,7 @@ func readCoverage(dir string) (*TrialCoverage, error) {
 		p := CoveragePoint{After: s.After, Targets: s.Targets, TCL: s.TCL, Covered: s.Covered}
 		if s.Code != "" {
 			tc.Kind, lastCode = CoverageCode, s.Code
-			if r := codecov.Compute(ctx, filepath.Join(dir, s.Code), SourceDir); r.Statements.Total > 0 {
+			if r := codecov.Compute(ctx, filepath.Join(dir, s.Code), sourceDir()); r.Statements.Total > 0 {
 				n := r.Statements.Covered
 				p.Statements = &n
 			}
@@ -161,7 +167,7 @@ func readCoverage(dir string) (*TrialCoverage, error) {
 		tc.Series = append(tc.Series, p)
 	}
 	if lastCode != "" {
-		tc.Code = codecov.Compute(ctx, filepath.Join(dir, lastCode), SourceDir)
+		tc.Code = codecov.Compute(ctx, filepath.Join(dir, lastCode), sourceDir())
 		tc.Code.Raw = lastCode // relative to the trial's folder
 	}
 	return tc, sc.Err()

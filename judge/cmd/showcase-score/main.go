@@ -133,7 +133,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fs.StringVar(&e.baselineExposure, "baseline-exposure", "", "the baseline instance's /defects (URL or file): a baseline that reached no operation tested nothing and gives no false positive rate")
 		fs.StringVar(&e.coverage, "coverage", "", "the instance's admin /coverage, as a URL or a saved file: its API coverage of the run (by default the one beside an -exposure URL)")
 		fs.StringVar(&e.codeCoverage, "code-coverage", "", "the code coverage of an instance built with COVER=1: its admin URL (a snapshot is taken; by default the one of an -exposure URL) or a snapshot's folder")
-		fs.StringVar(&e.source, "source", ".", "the showcase's source, to map code coverage onto endpoints and defects")
+		fs.StringVar(&e.source, "source", "", "the showcase's source, to map code coverage onto endpoints and defects (default: the repository around the working directory)")
 		showVersion := fs.Bool("version", false, "print the version and exit")
 		fs.StringVar(&e.notRun, "not-run", "", "the tool tested nothing, for this reason (it could not load the contract); REPORT is then its log")
 		if err := fs.Parse(args); err != nil {
@@ -355,7 +355,11 @@ func addCoverage(sc *score.Scorecard, e entry) error {
 			}
 		}
 		if raw != "" {
-			c.Code = codecov.Compute(ctx, raw, e.source)
+			src := e.source
+			if src == "" {
+				src = codecov.DefaultSource()
+			}
+			c.Code = codecov.Compute(ctx, raw, src)
 		}
 	}
 	if c.API == nil && c.Code == nil {

@@ -651,3 +651,80 @@ func checkTrialCoverage(t *testing.T, ts []trials.Trial) {
 		t.Errorf("the weak tool's coverage does not vary with its seed: %v", weak)
 	}
 }
+
+// Trials with code coverage here: each trial's instance is the cover build
+// (make build COVER=1) as a process, sampled as it runs; every trial of
+// the reference tool ran every planted defect's code, the series carries
+// the statements over time, and the report shows them. Rebuilt where no Go
+// toolchain is on PATH, the code's coverage says it could not be computed
+// and its raw data stays; rebuilt again where Go is, it is whole again.
+func TestCodeCoverageTrials(t *testing.T) {
+	root := repoRoot(t)
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make on this machine")
+	}
+	bin := binaries(t, "showcase-trials", "showcase-replay", "showcase-score")
+	cover := t.TempDir()
+	if out, err := exec.Command("make", "-C", root, "--no-print-directory", "build", "COVER=1", "BIN="+cover).CombinedOutput(); err != nil {
+		t.Fatalf("make build COVER=1: %v\n%s", err, out)
+	}
+	out := t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "showcase-trials"), "-out", out, "-coverage", "code", "-coverage-every", "500ms", "-cover-binary", filepath.Join(cover, "gateway"),
+		"-tool", "replay", "-trials", "2", "-budget", "30s", "--", filepath.Join(bin, "showcase-replay"), "-base", "{url}", "-out", "{out}/report.csv")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("showcase-trials: %v\n%s", err, b)
+	}
+	s := readSummary(t, out)
+	for _, tr := range s.Trials {
+		c := tr.Coverage
+		if c == nil || c.Kind != trials.CoverageCode || c.Code == nil || c.Code.Missing != "" || c.Code.Statements.Covered == 0 {
+			t.Fatalf("trial %d: coverage %+v", tr.Number, c)
+		}
+		for _, d := range c.Code.Defects {
+			if !d.Executed {
+				t.Errorf("trial %d: %s's planted code not executed", tr.Number, d.ID)
+			}
+		}
+		last := c.Series[len(c.Series)-1]
+		if last.Statements == nil || *last.Statements != c.Code.Statements.Covered {
+			t.Errorf("trial %d: the series ends at %v statements, the end has %d", tr.Number, last.Statements, c.Code.Statements.Covered)
+		}
+		if _, err := os.Stat(filepath.Join(out, tr.Dir, c.Code.Raw)); err != nil {
+			t.Errorf("trial %d: the raw data: %v", tr.Number, err)
+		}
+	}
+	if tc := s.Tools[0].Coverage; tc == nil || tc.Statements == nil || len(tc.CodeGrowth) == 0 {
+		t.Errorf("the tool's coverage %+v, want the statements and their growth", tc)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, trials.ReportMarkdown))
+	for _, want := range []string{"## Coverage", "| statements |  | ", "![Statements covered over time](code-coverage.svg)"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, trials.CodeCoverageSVG)); err != nil {
+		t.Error(err)
+	}
+
+	rebuild := func(path string) trials.Trial {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(bin, "showcase-score"), "-rebuild", out)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("showcase-score -rebuild: %v\n%s", err, b)
+		}
+		ts, err := trials.LoadTrials(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts[0]
+	}
+	without := rebuild(t.TempDir())
+	if c := without.Coverage.Code; c == nil || !strings.Contains(c.Missing, "no Go toolchain") || c.Statements.Total != 0 {
+		t.Errorf("rebuilt without Go: %+v", c)
+	}
+	if c := rebuild(os.Getenv("PATH")).Coverage.Code; c == nil || c.Missing != "" || c.Statements.Covered == 0 {
+		t.Errorf("rebuilt with Go again: %+v", c)
+	}
+}
