@@ -121,6 +121,7 @@ func TestKubernetesNode(t *testing.T) {
 		}
 		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay", "pause", "netprobe"} {
 			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag).Run()
+			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag+"-cover").Run() // make images COVER=1's
 		}
 	})
 	probe := buildProbeImage(t, tag)
@@ -183,6 +184,7 @@ func TestKubernetesNode(t *testing.T) {
 				t.Run("the autoscaler scales the gateway up and back", func(t *testing.T) { kubeAutoscaled(t, node) })
 				t.Run("the disruption budget holds at the Eviction API", func(t *testing.T) { kubeDisruptionBudget(t, node) })
 				t.Run("a campaign runs as Kubernetes Jobs", func(t *testing.T) { kubeCampaign(t, node, tag) })
+				t.Run("a campaign brings back coverage from its Pods", func(t *testing.T) { kubeCoverage(t, node, tag) })
 			}
 		})
 		down := run(t, nil, "make", "-C", "..", "kube-down")

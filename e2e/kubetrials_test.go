@@ -426,3 +426,71 @@ func readCSV(t *testing.T, name string) [][]string {
 	}
 	return rows
 }
+
+// A campaign with coverage: code, as Kubernetes Jobs whose instance is the
+// gateway's -cover image (make images COVER=1, loaded into the node),
+// brings back from each Pod, through the agent, what a local run of the
+// same file (the cover build as a process) records: the same API coverage,
+// the reference tool's run of every planted defect's code, the statements
+// over time.
+func kubeCoverage(t *testing.T, node kubeNode, tag string) {
+	run(t, nil, "make", "-C", "..", "images", "COVER=1", "SHOWCASE_TAG="+tag)
+	nodeScript(t, "load", "defect-showcase/gateway:"+tag+"-cover")
+	runnerBin, err := filepath.Abs("../bin/showcase-trials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	coverBin, err := filepath.Abs("../bin/cover/gateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
+	t.Cleanup(func() {
+		out, err := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), "--kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s").CombinedOutput()
+		if err != nil {
+			t.Errorf("deleting namespace %s: %v\n%s", trialsNS, err, out)
+		}
+	})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "experiment.yaml")
+	f := campaignFile(t, tag, 2, "1m")
+	f = strings.Replace(f, "defect-showcase/gateway:"+tag+",", "defect-showcase/gateway:"+tag+"-cover,", 1)
+	f = strings.Replace(f, "\ntools:", "\ncoverage: {kind: code, every: 1s}\ntools:", 1)
+	writeFile(t, file, f)
+	local := filepath.Join(dir, "local")
+	runTrials(t, []string{"PATH=" + filepath.Dir(runnerBin) + string(os.PathListSeparator) + os.Getenv("PATH")}, runnerBin, "-experiment", file, "-cover-binary", coverBin, "-out", local)
+	kube := filepath.Join(dir, "kube")
+	out := runTrials(t, nil, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-namespace", trialsNS, "-parallel", "2", "-out", kube)
+	localTrials, kubeTrials := loadTrials(t, local), loadTrials(t, kube)
+	if len(kubeTrials) != len(localTrials) || len(kubeTrials) == 0 {
+		t.Fatalf("%d trials on the node, %d here", len(kubeTrials), len(localTrials))
+	}
+	for i, kt := range kubeTrials {
+		lt := localTrials[i]
+		name := fmt.Sprintf("%s trial %d", kt.Tool, kt.Number)
+		kc, lc := kt.Coverage, lt.Coverage
+		if kc == nil || lc == nil || kc.Kind != trials.CoverageCode || lc.Kind != trials.CoverageCode || kc.Code == nil || kc.Code.Missing != "" || len(kc.Series) == 0 {
+			t.Fatalf("%s: coverage on the node %+v, here %+v", name, kc, lc)
+		}
+		if fmt.Sprint(kc.Criteria) != fmt.Sprint(lc.Criteria) || kc.TCL != lc.TCL {
+			t.Errorf("%s: API coverage on the node %v TCL %d, here %v TCL %d", name, kc.Criteria, kc.TCL, lc.Criteria, lc.TCL)
+		}
+		executed := func(c *trials.TrialCoverage) []string {
+			var ids []string
+			for _, d := range c.Code.Defects {
+				if d.Executed {
+					ids = append(ids, d.ID)
+				}
+			}
+			return ids
+		}
+		if k, l := executed(kc), executed(lc); !slices.Equal(k, l) || kt.Tool == "replay" && len(k) != len(catalogue.Defects) {
+			t.Errorf("%s: planted code executed on the node %v, here %v", name, k, l)
+		}
+		if kc.Code.Statements.Covered == 0 || kc.Code.Statements.Total != lc.Code.Statements.Total {
+			t.Errorf("%s: statements on the node %s, here %s", name, kc.Code.Statements, lc.Code.Statements)
+		}
+		t.Logf("%s: API %d of %d targets, TCL %d; statements %s on the node, %s here", name, kc.Targets, kc.Of, kc.TCL, kc.Code.Statements, lc.Code.Statements)
+	}
+	leftBy(t, node, runOf(t, out), "")
+}
