@@ -53,7 +53,7 @@ func TestCampaignInBrowser(t *testing.T) {
 
 	// The reference tool's trials wait for the gate; the weak tool pauses
 	// up to 1.5 s before each defect, so that its trials are seen running.
-	cmd := exec.Command(trialsBin, "-out", out, "-serve", "127.0.0.1:0",
+	cmd := exec.Command(trialsBin, "-out", out, "-serve", "127.0.0.1:0", "-coverage", "api", "-coverage-every", "1s",
 		"-tool", "reference", "-trials", "3", "-budget", "1m", "--",
 		"sh", "-c", `while [ ! -e "$0" ]; do sleep 0.1; done; exec "$@"`, gate, replay, "-base", "{url}", "-out", "{out}/report.csv",
 		"-tool", "weak", "-trials", "3", "-budget", "1m", "--",
@@ -179,7 +179,7 @@ func TestCampaignInBrowser(t *testing.T) {
 	firstChart := js("the chart", `document.querySelector("#step").getAttribute("src")`)
 	// Half-way: a weak trial ended and the next running, with what its
 	// instance has seen.
-	liveRe := `/^reached \d+ · triggered \d+ · [\d,]+ requests$/`
+	liveRe := `/^reached \d+ · triggered \d+ · [\d,]+ requests · coverage \d+\/119 · TCL \d$/`
 	waitJS("a weak trial ended, the next running with its instance's stages", `document.querySelector("#trial-weak-1").dataset.state === "ended" && Array.from(document.querySelectorAll("#trials li[data-state=running][id^=trial-weak] .live")).some(e => `+liveRe+`.test(e.textContent))`, 90*time.Second)
 	b.screenshot(t, "campaign-half-way")
 	t.Logf("half-way: %s", js("the facts", `document.querySelector(".facts").innerText.replace(/\n/g, " ")`))
@@ -215,7 +215,18 @@ func TestCampaignInBrowser(t *testing.T) {
 	if again := get(t, b, "the tiles", chromedp.Evaluate[map[string]string](tilesJS)); fmt.Sprint(again) != fmt.Sprint(ended) {
 		t.Errorf("a page opened after the run:\n%v\nwant\n%v", again, ended)
 	}
+	// The headers say each tool's coverage over its ended trials, the
+	// trials theirs: the reference tool's is what its requests imply.
+	if got := js("the reference tool's coverage", `document.querySelector("#grid thead th:nth-child(2) .coverage").textContent`); got != "API coverage: median 65 of 119 targets, TCL 2 (3 trials)" {
+		t.Errorf("the reference tool's header says %q", got)
+	}
+	if got := js("a reference trial", `document.querySelector("#trial-reference-1 .outcome").textContent`); !strings.HasSuffix(got, " · coverage 65/119 · TCL 2") {
+		t.Errorf("reference trial 1 says %q", got)
+	}
 	b.do(t, "the report link", chromedp.Click(chromedp.CSS("#report-link")), chromedp.WaitVisible(chromedp.CSS("#detected-table")))
+	if got := js("the report's coverage", `document.querySelector("#coverage") ? document.querySelector("#coverage").textContent : ""`); got != "Coverage" {
+		t.Errorf("report.html has no coverage section: %q", got)
+	}
 
 	// Prometheus scraped the run: the job of the shipped configuration up,
 	// every trial ended, the reference tool's thirty detections.
@@ -223,6 +234,7 @@ func TestCampaignInBrowser(t *testing.T) {
 	prom.waitFor(t, `sum(showcase_trials_trials{state="ended"})`, 6)
 	prom.waitFor(t, `sum(showcase_trials_detections_total{tool="reference"})`, 30)
 	prom.waitFor(t, `showcase_trials_run_ended`, 1)
+	prom.waitFor(t, `sum(showcase_trials_api_coverage_targets{tool="reference"})`, 3*65)
 	picture := filepath.Join(artifacts, "dashboard-campaign.png")
 	drawn, err := exec.Command(dashboardBin, "-prometheus", prom.base, "-dashboard", "../deploy/grafana/showcase-dashboard.json",
 		"-row", "Campaign", "-since", "3m", "-step", "1s", "-o", picture).CombinedOutput()
