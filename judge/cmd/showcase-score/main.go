@@ -315,22 +315,19 @@ func addCoverage(sc *score.Scorecard, e entry) error {
 	if code == "" && auto {
 		code = admin
 	}
+	// Asked for by default, coverage is what an instance serves, if it
+	// does: one from before coverage, or built without it, has none, and
+	// the scorecard goes without. Asked for by a flag, a failure is an error.
+	autoAPI, autoCode := e.coverage == "", e.codeCoverage == ""
 	var c score.Coverage
 	if api != "" {
-		data, status, err := fetchOrRead(api)
+		rep, err := readCoverage(api)
 		switch {
-		case auto && e.coverage == "" && (err != nil || status == http.StatusNotFound):
-			// An instance from before coverage: nothing to add.
+		case err != nil && autoAPI:
 		case err != nil:
-			return fmt.Errorf("-coverage: %w", err)
-		case status != http.StatusOK:
-			return fmt.Errorf("-coverage: %s answered %d", api, status)
+			return err
 		default:
-			var rep coverage.Report
-			if err := json.Unmarshal(data, &rep); err != nil || rep.Version == 0 {
-				return &score.InputError{File: api, Msg: fmt.Sprintf("-coverage: not an instance's /coverage (%v)", err)}
-			}
-			c.API = &rep
+			c.API = rep
 		}
 	}
 	if code != "" {
@@ -343,15 +340,12 @@ func addCoverage(sc *score.Scorecard, e entry) error {
 				return err
 			}
 			raw = dir
-			err = codecov.Snapshot(ctx, &http.Client{Timeout: time.Minute}, code, dir)
-			if err != nil {
+			if err := codecov.Snapshot(ctx, &http.Client{Timeout: time.Minute}, code, dir); err != nil {
 				os.RemoveAll(dir)
-			}
-			switch {
-			case errors.Is(err, codecov.ErrNotBuilt) && e.codeCoverage == "":
-				raw = "" // a build without it, asked by default: nothing to add
-			case err != nil:
-				return fmt.Errorf("-code-coverage: %w", err)
+				if !autoCode {
+					return fmt.Errorf("-code-coverage: %w", err)
+				}
+				raw = ""
 			}
 		}
 		if raw != "" {
@@ -370,6 +364,23 @@ func addCoverage(sc *score.Scorecard, e entry) error {
 	}
 	sc.Coverage = &c
 	return nil
+}
+
+// readCoverage reads an instance's API coverage, its /coverage as a URL
+// or a saved file.
+func readCoverage(where string) (*coverage.Report, error) {
+	data, status, err := fetchOrRead(where)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("-coverage: %w", err)
+	case status != http.StatusOK:
+		return nil, fmt.Errorf("-coverage: %s answered %d", where, status)
+	}
+	var rep coverage.Report
+	if err := json.Unmarshal(data, &rep); err != nil || rep.Version == 0 {
+		return nil, &score.InputError{File: where, Msg: fmt.Sprintf("-coverage: not an instance's /coverage (%v)", err)}
+	}
+	return &rep, nil
 }
 
 // fetchOrRead reads where: a URL's answer and its status, or a file (200).

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/judge/score"
 	"github.com/defectshowcase/showcase/judge/trials"
 )
@@ -196,5 +197,35 @@ func TestLinksNoServiceCode(t *testing.T) {
 				t.Errorf("showcase-score links %s", pkg)
 			}
 		}
+	}
+}
+
+// -coverage reads a saved /coverage into the scorecard; a file that is not
+// one is refused, while an instance that serves none, asked by default from
+// beside -exposure, leaves the scorecard without it.
+func TestCoverageFlag(t *testing.T) {
+	t.Parallel()
+	rep := coverage.Report{Operations: []coverage.OperationCovered{{Method: "GET", Path: "/a", Requests: 1,
+		StatusClasses: []coverage.ClassAnswered{{Class: "2XX", Answered: 1}, {Class: "4XX"}}}}}
+	rep.Compute()
+	body, _ := json.Marshal(rep)
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "coverage.json"), filepath.Join(dir, "not.json")
+	_ = os.WriteFile(good, body, 0o644)
+	_ = os.WriteFile(bad, []byte(`{"version":0}`), 0o644)
+	report := samples + "defects-all-seed20240101/junit.xml"
+	var out strings.Builder
+	if err := run([]string{"-coverage", good, "-format", "json", report}, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	var sc score.Scorecard
+	if err := json.Unmarshal([]byte(out.String()), &sc); err != nil || sc.Coverage == nil || sc.Coverage.API == nil || sc.Coverage.API.TCL != rep.TCL || len(sc.Coverage.API.Criteria) != 9 {
+		t.Fatalf("the scorecard's coverage: %+v %v", sc.Coverage, err)
+	}
+	if err := run([]string{"-coverage", bad, report}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "not an instance's /coverage") {
+		t.Errorf("a file that is not a coverage: %v", err)
+	}
+	if err := run([]string{"-coverage", filepath.Join(dir, "missing.json"), report}, io.Discard, io.Discard); err == nil {
+		t.Error("a missing file: no error")
 	}
 }
