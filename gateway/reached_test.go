@@ -11,7 +11,6 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
-	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
 	"github.com/defectshowcase/showcase/suite"
 )
@@ -21,23 +20,7 @@ import (
 // ("split").
 func startMode(t *testing.T, mode string) (server.Built, *httptest.Server) {
 	t.Helper()
-	env := map[string]string{}
-	if mode == "split" {
-		sp := startSplit(t)
-		for _, c := range catalogue.Categories {
-			env[c.Upstream] = sp.upstreams[c.Name].URL
-		}
-	}
-	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, observe.Discard())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(built.Handler)
-	t.Cleanup(func() {
-		ts.Close()
-		_ = built.Close()
-	})
-	return built, ts
+	return startModeWith(t, mode, catalogue.All())
 }
 
 // truthOf asks a built gateway's admin handler for /defects.

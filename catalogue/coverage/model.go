@@ -205,6 +205,18 @@ func (r *resolver) properties(raw json.RawMessage) ([]string, map[string]json.Ra
 	return names, props, nil
 }
 
+// mediaProperties are the top-level properties of a media type object's
+// schema.
+func (r *resolver) mediaProperties(raw json.RawMessage) ([]string, map[string]json.RawMessage, error) {
+	var media struct {
+		Schema json.RawMessage `json:"schema"`
+	}
+	if err := json.Unmarshal(raw, &media); err != nil {
+		return nil, nil, err
+	}
+	return r.properties(media.Schema)
+}
+
 // values are the values of an enum or boolean schema, each as text (query)
 // or as compact JSON (body); nil for any other type.
 func (r *resolver) values(raw json.RawMessage, asJSON bool) ([]string, error) {
@@ -314,13 +326,7 @@ func (r *resolver) operation(method, path string, raw json.RawMessage, shared []
 			if !IsJSON(t) {
 				continue
 			}
-			var media struct {
-				Schema json.RawMessage `json:"schema"`
-			}
-			if err := json.Unmarshal(byType[t], &media); err != nil {
-				return nil, err
-			}
-			names, props, err := r.properties(media.Schema)
+			names, props, err := r.mediaProperties(byType[t])
 			if err != nil {
 				return nil, fmt.Errorf("requestBody: %w", err)
 			}
@@ -372,13 +378,7 @@ func (r *resolver) operation(method, path string, raw json.RawMessage, shared []
 				if !IsJSON(t) {
 					continue
 				}
-				var media struct {
-					Schema json.RawMessage `json:"schema"`
-				}
-				if err := json.Unmarshal(byType[t], &media); err != nil {
-					return nil, err
-				}
-				names, _, err := r.properties(media.Schema)
+				names, _, err := r.mediaProperties(byType[t])
 				if err != nil {
 					return nil, fmt.Errorf("responses %s: %w", status, err)
 				}

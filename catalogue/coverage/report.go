@@ -241,6 +241,16 @@ func (r *Report) Compute() {
 	}
 }
 
+// Targets are the criteria's covered targets and their totals, summed:
+// one number for all of the API coverage.
+func (r *Report) Targets() (covered, total int) {
+	for _, c := range r.Criteria {
+		covered += c.Covered
+		total += c.Total
+	}
+	return covered, total
+}
+
 // Criterion returns the named criterion's count.
 func (r *Report) Criterion(name string) (Criterion, bool) {
 	for _, c := range r.Criteria {

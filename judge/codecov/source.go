@@ -294,10 +294,7 @@ func (s *source) lookup(pkg, name string) []*function {
 
 // endpoints is the coverage of the functions behind each route.
 func (s *source) endpoints(profiles []*cover.Profile) []Item {
-	blocks := map[string][]cover.ProfileBlock{}
-	for _, p := range profiles {
-		blocks[p.FileName] = p.Blocks
-	}
+	blocks := blocksByFile(profiles)
 	out := []Item{}
 	for _, r := range s.routes {
 		it := Item{Name: r.method + " " + r.pattern}
@@ -318,10 +315,7 @@ func (s *source) endpoints(profiles []*cover.Profile) []Item {
 // defects is the coverage of each planted defect's code: the blocks that
 // hold the line each of its markers stands on.
 func (s *source) defects(profiles []*cover.Profile) []Defect {
-	blocks := map[string][]cover.ProfileBlock{}
-	for _, p := range profiles {
-		blocks[p.FileName] = p.Blocks
-	}
+	blocks := blocksByFile(profiles)
 	out := []Defect{}
 	for _, id := range sortedKeys(s.markers) {
 		d := Defect{ID: id, Sites: []string{}}
@@ -345,4 +339,13 @@ func (s *source) defects(profiles []*cover.Profile) []Defect {
 		out = append(out, d)
 	}
 	return out
+}
+
+// blocksByFile are the profiles' blocks by file name.
+func blocksByFile(profiles []*cover.Profile) map[string][]cover.ProfileBlock {
+	blocks := map[string][]cover.ProfileBlock{}
+	for _, p := range profiles {
+		blocks[p.FileName] = p.Blocks
+	}
+	return blocks
 }

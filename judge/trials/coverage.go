@@ -75,8 +75,8 @@ func SampleOf(c *coverage.Report, after time.Duration) CoverageSample {
 	s := CoverageSample{After: after.Seconds(), TCL: c.TCL, Covered: map[string]int{}}
 	for _, cr := range c.Criteria {
 		s.Covered[cr.Name] = cr.Covered
-		s.Targets += cr.Covered
 	}
+	s.Targets, _ = c.Targets()
 	return s
 }
 
@@ -138,10 +138,7 @@ func readCoverage(dir string) (*TrialCoverage, error) {
 	if tc.Undocumented == nil {
 		tc.Undocumented = []string{}
 	}
-	for _, c := range final.Criteria {
-		tc.Targets += c.Covered
-		tc.Of += c.Total
-	}
+	tc.Targets, tc.Of = final.Targets()
 	f, err := os.Open(filepath.Join(dir, CoverageSeries))
 	if err != nil {
 		return nil, err

@@ -95,10 +95,7 @@ type LiveCoverage struct {
 // LiveCoverageOf is the coverage so far in a line of a live page.
 func LiveCoverageOf(c *coverage.Report) *LiveCoverage {
 	l := &LiveCoverage{TCL: c.TCL, MaxTCL: c.MaxTCL}
-	for _, cr := range c.Criteria {
-		l.Targets += cr.Covered
-		l.Of += cr.Total
-	}
+	l.Targets, l.Of = c.Targets()
 	return l
 }
 
