@@ -223,6 +223,7 @@ func TestCampaignInBrowser(t *testing.T) {
 	if got := js("a reference trial", `document.querySelector("#trial-reference-1 .outcome").textContent`); !strings.HasSuffix(got, " · coverage 65/119 · TCL 2") {
 		t.Errorf("reference trial 1 says %q", got)
 	}
+	waitJS("the coverage's growth drawn", `!document.querySelector("#coverage-figure").hidden && document.querySelector("#coverage").naturalWidth > 0`, 10*time.Second)
 	b.do(t, "the report link", chromedp.Click(chromedp.CSS("#report-link")), chromedp.WaitVisible(chromedp.CSS("#detected-table")))
 	if got := js("the report's coverage", `document.querySelector("#coverage") ? document.querySelector("#coverage").textContent : ""`); got != "Coverage" {
 		t.Errorf("report.html has no coverage section: %q", got)

@@ -3,6 +3,7 @@ package trials
 import (
 	"encoding/csv"
 	"fmt"
+	"html/template"
 	"image/color"
 	"io"
 	"strings"
@@ -99,6 +100,19 @@ func coverageFigure(s Summary, code bool) (figure, error) {
 		n++
 	}
 	return figure{p, 8 * vg.Inch, 4.5*vg.Inch + legendHeight(n), true}, nil
+}
+
+// CoverageFigure is the API coverage's growth as SVG, for a page; "" when
+// no tool recorded coverage.
+func (s Summary) CoverageFigure() (template.HTML, error) {
+	if api, _ := s.hasCoverage(); !api {
+		return "", nil
+	}
+	f, err := coverageFigure(s, false)
+	if err != nil {
+		return "", err
+	}
+	return f.svg()
 }
 
 // CoverageChart draws the coverage's growth (coverageFigure) to each file.

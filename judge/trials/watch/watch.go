@@ -48,6 +48,9 @@ const (
 	PathEvents  = "/events"
 	PathChart   = "/chart.svg"
 	PathCD      = "/cd.svg"
+	// PathCoverageChart is the API coverage's growth, where the run
+	// records coverage.
+	PathCoverageChart = "/coverage.svg"
 	PathReport  = "/report.html"
 	PathMetrics = "/metrics"
 )
@@ -76,6 +79,7 @@ type Watch struct {
 	sum  trials.Summary
 	step []byte
 	cd   []byte
+	cov  []byte
 }
 
 // cached is a trial's record as read, with what its file was then.
@@ -131,12 +135,13 @@ func (w *Watch) Handler() http.Handler {
 	mux.Handle(http.MethodGet+" "+PathEvents, w.hub)
 	get(PathChart, func(rw http.ResponseWriter, _ *http.Request) { w.serveChart(rw, false) })
 	get(PathCD, func(rw http.ResponseWriter, _ *http.Request) { w.serveChart(rw, true) })
+	get(PathCoverageChart, func(rw http.ResponseWriter, _ *http.Request) { w.serveCoverageChart(rw) })
 	get(PathReport, w.serveReport)
 	mux.Handle(http.MethodGet+" "+PathMetrics, promhttp.HandlerFor(w.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
 		switch p {
-		case PathPage, PathState, PathEvents, PathChart, PathCD, PathReport, PathMetrics:
+		case PathPage, PathState, PathEvents, PathChart, PathCD, PathCoverageChart, PathReport, PathMetrics:
 			rw.Header().Set("Allow", "GET, HEAD")
 			respond.Error(rw, http.StatusMethodNotAllowed, "Method Not Allowed: this page only reads")
 			return
@@ -168,6 +173,8 @@ type State struct {
 	// CD is whether there is a critical-difference diagram.
 	Charts string `json:"charts"`
 	CD     bool   `json:"cd"`
+	// Coverage: the API coverage's growth is drawn (coverage.svg).
+	Coverage bool `json:"coverage"`
 	// Problem is what could not be read of the folder, if anything.
 	Problem string `json:"problem,omitempty"`
 }
@@ -254,6 +261,9 @@ func (w *Watch) State() State {
 	}
 	sum, charts, cd := w.summarize(hex.EncodeToString(key.Sum(nil))[:16], ended)
 	s.Charts, s.CD = charts, cd
+	w.mu.Lock()
+	s.Coverage = charts != "" && len(w.cov) > 0
+	w.mu.Unlock()
 	byTool := map[string]trials.ToolSummary{}
 	for _, t := range sum.Tools {
 		byTool[t.Tool] = t
@@ -351,11 +361,14 @@ func (w *Watch) summarize(key string, ended []trials.Trial) (sum trials.Summary,
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if key != w.key {
-		w.key, w.sum, w.step, w.cd = key, trials.Summarize(ended, 0), nil, nil
+		w.key, w.sum, w.step, w.cd, w.cov = key, trials.Summarize(ended, 0), nil, nil, nil
 		ran := slices.ContainsFunc(ended, trials.Trial.Ran)
 		if ran {
 			if step, cd, err := w.sum.Figures(); err == nil {
 				w.step, w.cd = []byte(step), []byte(cd)
+			}
+			if cov, err := w.sum.CoverageFigure(); err == nil {
+				w.cov = []byte(cov)
 			}
 		}
 	}
@@ -363,6 +376,21 @@ func (w *Watch) summarize(key string, ended []trials.Trial) (sum trials.Summary,
 		return w.sum, "", false
 	}
 	return w.sum, w.key, len(w.cd) > 0
+}
+
+// serveCoverageChart serves the coverage's growth over the ended trials.
+func (w *Watch) serveCoverageChart(rw http.ResponseWriter) {
+	w.State()
+	w.mu.Lock()
+	b := w.cov
+	w.mu.Unlock()
+	if len(b) == 0 {
+		respond.Error(rw, http.StatusNotFound, "Not Found: no coverage chart (no trial with coverage has ended)")
+		return
+	}
+	stream.Headers(rw.Header())
+	rw.Header().Set("Content-Type", "image/svg+xml")
+	_, _ = rw.Write(b)
 }
 
 func (w *Watch) serveChart(rw http.ResponseWriter, cd bool) {

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/judge/trials"
 )
 
@@ -333,5 +334,80 @@ func TestThreeToolsDrawTheCDDiagram(t *testing.T) {
 	}
 	if again := w.State(); again.Charts == s.Charts || again.Counts[trials.StateEnded] != s.Counts[trials.StateEnded]-1 {
 		t.Errorf("after a record went: charts %q (was %q), %d ended", again.Charts, s.Charts, again.Counts[trials.StateEnded])
+	}
+}
+
+// With coverage recorded: the tool's header says its coverage over the
+// ended trials, each trial its own (the running one's so far), the
+// coverage's growth is drawn at coverage.svg, and /metrics exports each
+// trial's; without, none of it, and coverage.svg is a JSON 404.
+func TestCoverageShown(t *testing.T) {
+	plain := New(Options{Dir: copyRun(t)})
+	defer plain.Close()
+	if s := plain.State(); s.Coverage || s.Tools[0].Coverage != "" {
+		t.Errorf("a run without coverage: %v %q", s.Coverage, s.Tools[0].Coverage)
+	}
+	rec := httptest.NewRecorder()
+	plain.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, PathCoverageChart, nil))
+	if rec.Code != http.StatusNotFound || !strings.HasPrefix(rec.Body.String(), `{"error":`) {
+		t.Errorf("coverage.svg without coverage: %d %s", rec.Code, rec.Body)
+	}
+
+	dir := copyRun(t)
+	ts, err := trials.LoadTrials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		n := 10 + tr.Number
+		tr.Coverage = &trials.TrialCoverage{Kind: trials.CoverageAPI, TCL: 1, MaxTCL: 6, Targets: n, Of: 119,
+			Criteria: []coverage.Criterion{{Name: coverage.Paths, Level: 1, Covered: n, Total: 119}},
+			Series:   []trials.CoveragePoint{{After: 0.5, Targets: 5}, {After: 1, Targets: n}}}
+		if err := trials.WriteRecord(dir, tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	halfWay(t, dir, time.Now().UTC())
+	p, err := trials.ReadProgress(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Trials {
+		if p.Trials[i].Live != nil {
+			p.Trials[i].Live.Coverage = &trials.LiveCoverage{TCL: 0, MaxTCL: 6, Targets: 7, Of: 119}
+		}
+	}
+	if err := trials.WriteProgress(dir, *p); err != nil {
+		t.Fatal(err)
+	}
+	w := New(Options{Dir: dir, Version: "test"})
+	defer w.Close()
+	s := w.State()
+	// The weak tool's three ended trials covered 11, 12 and 13 targets.
+	if want := "API coverage: median 12 of 119 targets, TCL 1 (3 trials)"; s.Tools[0].Coverage != want || !s.Coverage {
+		t.Errorf("the header says %q (drawn %v), want %q", s.Tools[0].Coverage, s.Coverage, want)
+	}
+	if c := s.Trials[0].Coverage; c == nil || c.Targets != 11 {
+		t.Errorf("ended trial 1's coverage %+v", c)
+	}
+	rec = httptest.NewRecorder()
+	w.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, PathCoverageChart, nil))
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "image/svg+xml" || !strings.Contains(rec.Body.String(), "API coverage over time") {
+		t.Errorf("coverage.svg: %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	c := collector{w}
+	if problems, err := testutil.CollectAndLint(c); err != nil || len(problems) > 0 {
+		t.Errorf("promlint: %v %+v", err, problems)
+	}
+	expected := `
+# HELP showcase_trials_api_coverage_targets The API coverage targets (all criteria) a trial's requests covered: so far while it runs, at its end once ended; where the run records coverage.
+# TYPE showcase_trials_api_coverage_targets gauge
+showcase_trials_api_coverage_targets{tool="weak",trial="1"} 11
+showcase_trials_api_coverage_targets{tool="weak",trial="2"} 12
+showcase_trials_api_coverage_targets{tool="weak",trial="3"} 13
+showcase_trials_api_coverage_targets{tool="weak",trial="4"} 7
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(expected), "showcase_trials_api_coverage_targets"); err != nil {
+		t.Error(err)
 	}
 }

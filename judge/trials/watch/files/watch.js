@@ -119,10 +119,12 @@ function renderCharts(s) {
   $("no-charts").hidden = s.charts !== "";
   $("step-figure").hidden = s.charts === "";
   $("cd-figure").hidden = !s.cd;
+  $("coverage-figure").hidden = !s.coverage;
   if (s.charts !== "" && s.charts !== charts) {
     charts = s.charts;
     $("step").src = "chart.svg?k=" + encodeURIComponent(charts);
     if (s.cd) $("cd").src = "cd.svg?k=" + encodeURIComponent(charts);
+    if (s.coverage) $("coverage").src = "coverage.svg?k=" + encodeURIComponent(charts);
   }
 }
 
