@@ -23,6 +23,9 @@ import (
 	"github.com/defectshowcase/showcase/suite"
 )
 
+// coverDir is where buildCover built, once it has.
+var coverDir string
+
 // buildCover builds the five programs as make build COVER=1 does (the
 // Makefile's own command) into a temporary folder, once per test binary.
 var buildCover = sync.OnceValues(func() (string, error) {
@@ -30,6 +33,7 @@ var buildCover = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	coverDir = dir // TestMain removes it
 	out, err := exec.Command("make", "-C", "..", "--no-print-directory", "build", "COVER=1", "BIN="+dir).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("make build COVER=1: %v\n%s", err, out)

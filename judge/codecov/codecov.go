@@ -66,9 +66,10 @@ type Defect struct {
 
 // Report is an instance's statement coverage.
 type Report struct {
-	// Raw is the folder of the snapshot's data files, kept whatever could
-	// be computed from them.
-	Raw string `json:"raw"`
+	// Raw is the folder of the snapshot's data files, kept (a trial's are;
+	// showcase-score keeps a snapshot it took only where something could
+	// not be computed from it).
+	Raw string `json:"raw,omitempty"`
 	// Missing says what could not be computed and why; empty when all was.
 	Missing    string   `json:"missing,omitempty"`
 	Statements Count    `json:"statements"`

@@ -333,8 +333,9 @@ func addCoverage(sc *score.Scorecard, e entry) error {
 	if code != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		raw := code
+		raw, fetched := code, false
 		if strings.HasPrefix(code, "http://") || strings.HasPrefix(code, "https://") {
+			fetched = true
 			dir, err := os.MkdirTemp("", "showcase-codecov-")
 			if err != nil {
 				return err
@@ -354,6 +355,13 @@ func addCoverage(sc *score.Scorecard, e entry) error {
 				src = codecov.DefaultSource()
 			}
 			c.Code = codecov.Compute(ctx, raw, src)
+			if fetched && c.Code.Missing == "" {
+				// Computed whole: the snapshot taken for it is not kept.
+				// Where something could not be, it stays, and the report
+				// names its folder.
+				os.RemoveAll(raw)
+				c.Code.Raw = ""
+			}
 		}
 	}
 	if c.API == nil && c.Code == nil {
