@@ -42,17 +42,17 @@ import (
 
 // Paths of the page's server.
 const (
-	PathPage    = "/"
-	PathAssets  = "/live/"
-	PathState   = "/state"
-	PathEvents  = "/events"
-	PathChart   = "/chart.svg"
-	PathCD      = "/cd.svg"
+	PathPage   = "/"
+	PathAssets = "/live/"
+	PathState  = "/state"
+	PathEvents = "/events"
+	PathChart  = "/chart.svg"
+	PathCD     = "/cd.svg"
 	// PathCoverageChart is the API coverage's growth, where the run
 	// records coverage.
 	PathCoverageChart = "/coverage.svg"
-	PathReport  = "/report.html"
-	PathMetrics = "/metrics"
+	PathReport        = "/report.html"
+	PathMetrics       = "/metrics"
 )
 
 // Options are a watch's folder and bounds (zero: the live board's).
