@@ -44,6 +44,9 @@ type opCoverage struct {
 	respTypes []atomic.Uint64
 	respOther typeCounts
 	props     [][]atomic.Uint64 // by documented response, by declared property
+	// response[c] is the documented response status c falls under, -1
+	// for none: worked out once, not at each answer.
+	response [1000]int16
 }
 
 // maxCapture bounds the bytes of a request or response body kept to read its
@@ -105,6 +108,12 @@ func newCoverageLog(m *coverage.Model) *coverageLog {
 		}
 		for i, r := range op.Responses {
 			o.props[i] = make([]atomic.Uint64, len(r.Properties))
+		}
+		for code := range o.response {
+			o.response[code] = -1
+			if i, ok := op.Matches(code); ok && code >= 100 {
+				o.response[code] = int16(i)
+			}
 		}
 		l.ops = append(l.ops, o)
 		// The gateway matches an operation by its path and method; a path
@@ -281,7 +290,7 @@ func (cr *covRequest) answered(code int, header http.Header, first []byte) {
 	if mt := coverage.MediaType(ct); mt != "" {
 		countType(mt, o.op.ResponseTypes, o.respTypes, &o.respOther)
 	}
-	if i, ok := o.op.Matches(code); ok {
+	if i := int(o.response[code]); i >= 0 {
 		cr.resp = i
 		if len(o.op.Responses[i].Properties) > 0 && coverage.IsJSON(ct) {
 			cr.res = capturePool.Get().(*capture)
@@ -431,7 +440,7 @@ func (l *coverageLog) report(requests uint64) *coverage.Report {
 			}
 			oc.Requests += n
 			s := coverage.StatusAnswered{Status: code, Answered: n}
-			if i, ok := o.op.Matches(code); ok {
+			if i := int(o.response[code]); i >= 0 {
 				s.Response = o.op.Responses[i].Status
 				answered[i] += n
 			}

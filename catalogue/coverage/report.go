@@ -74,6 +74,9 @@ type Criterion struct {
 	Total   int    `json:"total"`
 }
 
+// Title is a criterion's name for a person: "status codes".
+func Title(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
 // Done reports whether the criterion is fully covered.
 func (c Criterion) Done() bool { return c.Covered >= c.Total }
 
@@ -271,7 +274,7 @@ func (r *Report) Summary(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "criterion\tTCL\tcovered\t")
 	for _, c := range r.Criteria {
-		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\n", strings.ReplaceAll(c.Name, "_", " "), c.Level, c.Covered, c.Total, percent(c))
+		fmt.Fprintf(tw, "%s\t%d\t%d/%d\t%s\n", Title(c.Name), c.Level, c.Covered, c.Total, percent(c))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

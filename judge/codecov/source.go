@@ -74,16 +74,7 @@ func readSource(src string, profiles []*cover.Profile) (*source, error) {
 				continue
 			}
 			fn := function{pkg: pkg, key: funcKey(fd), file: p.FileName,
-				start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line}
-			ast.Inspect(fd.Body, func(n ast.Node) bool {
-				switch x := n.(type) {
-				case *ast.Ident:
-					fn.refs = append(fn.refs, x.Name)
-				case *ast.SelectorExpr:
-					fn.refs = append(fn.refs, "."+x.Sel.Name)
-				}
-				return true
-			})
+				start: fset.Position(fd.Pos()).Line, end: fset.Position(fd.End()).Line, refs: namesIn(fd.Body)}
 			s.funcs[p.FileName] = append(s.funcs[p.FileName], fn)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -234,18 +225,26 @@ func routeOf(n ast.Node) (route, bool) {
 		case "Planted", "Conformant", "Handler":
 			// A handler, or a call that makes one (s.budgeted(s.luhn)):
 			// every function it names.
-			ast.Inspect(kv.Value, func(n ast.Node) bool {
-				switch v := n.(type) {
-				case *ast.Ident:
-					r.handlers = append(r.handlers, v.Name)
-				case *ast.SelectorExpr:
-					r.handlers = append(r.handlers, "."+v.Sel.Name)
-				}
-				return true
-			})
+			r.handlers = append(r.handlers, namesIn(kv.Value)...)
 		}
 	}
 	return r, r.pattern != "" && r.method != "" && len(r.handlers) > 0
+}
+
+// namesIn are the names n uses: each identifier, and each selected name
+// as ".name" (a method, or a function of another package).
+func namesIn(n ast.Node) []string {
+	var out []string
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.Ident:
+			out = append(out, x.Name)
+		case *ast.SelectorExpr:
+			out = append(out, "."+x.Sel.Name)
+		}
+		return true
+	})
+	return out
 }
 
 // behind is every function of pkg a route's handlers reach by naming:

@@ -20,9 +20,6 @@ type Coverage struct {
 	ToolSaid []wfc.Coverage   `json:"tool_said,omitempty"`
 }
 
-// criterionTitle is a criterion's name for a person.
-func criterionTitle(name string) string { return strings.ReplaceAll(name, "_", " ") }
-
 // APILine is the API coverage in a line: the TCL and each criterion.
 func (c *Coverage) APILine() string {
 	if c == nil || c.API == nil {
@@ -30,7 +27,7 @@ func (c *Coverage) APILine() string {
 	}
 	var parts []string
 	for _, cr := range c.API.Criteria {
-		parts = append(parts, fmt.Sprintf("%s %d/%d", criterionTitle(cr.Name), cr.Covered, cr.Total))
+		parts = append(parts, fmt.Sprintf("%s %d/%d", coverage.Title(cr.Name), cr.Covered, cr.Total))
 	}
 	return fmt.Sprintf("TCL %d of %d: %s", c.API.TCL, c.API.MaxTCL, strings.Join(parts, ", "))
 }
@@ -124,7 +121,7 @@ func (c *Coverage) properties() [][2]string {
 	return out
 }
 
-// writeCoverageMarkdown is the coverage's section of a markdown scorecard.
+// markdown is the coverage's section of a markdown scorecard.
 func (c *Coverage) markdown() string {
 	if c == nil || c.API == nil && c.Code == nil && len(c.ToolSaid) == 0 {
 		return ""
@@ -134,7 +131,7 @@ func (c *Coverage) markdown() string {
 	if c.API != nil {
 		fmt.Fprintf(&b, " (TCL %d of %d):\n\n| criterion | TCL | covered | of |\n|---|--:|--:|--:|\n", c.API.TCL, c.API.MaxTCL)
 		for _, cr := range c.API.Criteria {
-			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", criterionTitle(cr.Name), cr.Level, cr.Covered, cr.Total)
+			fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", coverage.Title(cr.Name), cr.Level, cr.Covered, cr.Total)
 		}
 		if u := c.API.Undocumented(); len(u) > 0 {
 			fmt.Fprintf(&b, "\nAnswered with a status the contract does not document: %s.\n", md(strings.Join(u, ", ")))

@@ -179,7 +179,7 @@ func (s Summary) coverageTable() (tools []string, rows [][]string, notes, verdic
 		return nil, nil, nil, nil
 	}
 	for i, cr := range with[0].Coverage.Criteria {
-		row := []string{criterionWords(cr.Name), fmt.Sprint(cr.Level)}
+		row := []string{coverage.Title(cr.Name), fmt.Sprint(cr.Level)}
 		for _, t := range with {
 			cell := "—"
 			if i < len(t.Coverage.Criteria) {

@@ -171,7 +171,7 @@ func compareCoverage(a, b ToolSummary) []Verdict {
 	for _, cr := range ca.Criteria {
 		for _, other := range cb.Criteria {
 			if other.Name == cr.Name && (cr.Of > 0 || other.Of > 0) {
-				ms = append(ms, measure{"API " + criterionWords(cr.Name), cr.Values, other.Values})
+				ms = append(ms, measure{"API " + coverage.Title(cr.Name), cr.Values, other.Values})
 			}
 		}
 	}
@@ -233,17 +233,6 @@ func allEqual(a, b []float64) bool {
 		}
 	}
 	return true
-}
-
-// criterionWords is a criterion's name for a person.
-func criterionWords(name string) string {
-	out := []rune(name)
-	for i, r := range out {
-		if r == '_' {
-			out[i] = ' '
-		}
-	}
-	return string(out)
 }
 
 // medianText is a count spread's median, as text: "7", "7.5", "—".

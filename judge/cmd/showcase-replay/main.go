@@ -44,6 +44,7 @@ import (
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/coverage"
+	"github.com/defectshowcase/showcase/judge/trials/agent"
 	"github.com/defectshowcase/showcase/platform/version"
 )
 
@@ -93,7 +94,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *format == "wfc" {
 		w := newWFCSink(*out)
 		if *admin != "" {
-			w.targetCoverage = func() (*coverage.Report, error) { return targetCoverage(ctx, client, strings.TrimSuffix(*admin, "/")) }
+			w.targetCoverage = func() (*coverage.Report, error) {
+				c, _, err := agent.FetchCoverage(ctx, client, strings.TrimSuffix(*admin, "/"))
+				return c, err
+			}
 		}
 		rep = w
 	} else if rep, err = newCSVSink(*out); err != nil {
@@ -286,25 +290,4 @@ func (c *contract) check(method, path string, a answer) []finding {
 		}
 	}
 	return out
-}
-
-// targetCoverage is the instance's API coverage, from its admin port.
-func targetCoverage(ctx context.Context, client *http.Client, admin string) (*coverage.Report, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, admin+"/coverage", nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s answered %s", req.URL, res.Status)
-	}
-	var c coverage.Report
-	if err := json.NewDecoder(io.LimitReader(res.Body, 16<<20)).Decode(&c); err != nil {
-		return nil, err
-	}
-	return &c, nil
 }

@@ -133,9 +133,16 @@ func (w *Watch) Handler() http.Handler {
 	})
 	get(PathState, func(rw http.ResponseWriter, _ *http.Request) { respond.Value(rw, http.StatusOK, w.State()) })
 	mux.Handle(http.MethodGet+" "+PathEvents, w.hub)
-	get(PathChart, func(rw http.ResponseWriter, _ *http.Request) { w.serveChart(rw, false) })
-	get(PathCD, func(rw http.ResponseWriter, _ *http.Request) { w.serveChart(rw, true) })
-	get(PathCoverageChart, func(rw http.ResponseWriter, _ *http.Request) { w.serveCoverageChart(rw) })
+	const noChart = "no chart yet (no trial has ended)"
+	get(PathChart, func(rw http.ResponseWriter, _ *http.Request) {
+		w.serveChart(rw, func(w *Watch) []byte { return w.step }, noChart)
+	})
+	get(PathCD, func(rw http.ResponseWriter, _ *http.Request) {
+		w.serveChart(rw, func(w *Watch) []byte { return w.cd }, noChart)
+	})
+	get(PathCoverageChart, func(rw http.ResponseWriter, _ *http.Request) {
+		w.serveChart(rw, func(w *Watch) []byte { return w.cov }, "no coverage chart (no trial with coverage has ended)")
+	})
 	get(PathReport, w.serveReport)
 	mux.Handle(http.MethodGet+" "+PathMetrics, promhttp.HandlerFor(w.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("/", func(rw http.ResponseWriter, r *http.Request) {
@@ -378,31 +385,14 @@ func (w *Watch) summarize(key string, ended []trials.Trial) (sum trials.Summary,
 	return w.sum, w.key, len(w.cd) > 0
 }
 
-// serveCoverageChart serves the coverage's growth over the ended trials.
-func (w *Watch) serveCoverageChart(rw http.ResponseWriter) {
-	w.State()
-	w.mu.Lock()
-	b := w.cov
-	w.mu.Unlock()
-	if len(b) == 0 {
-		respond.Error(rw, http.StatusNotFound, "Not Found: no coverage chart (no trial with coverage has ended)")
-		return
-	}
-	stream.Headers(rw.Header())
-	rw.Header().Set("Content-Type", "image/svg+xml")
-	_, _ = rw.Write(b)
-}
-
-func (w *Watch) serveChart(rw http.ResponseWriter, cd bool) {
+// serveChart serves one of the charts, chosen under the lock by pick.
+func (w *Watch) serveChart(rw http.ResponseWriter, pick func(*Watch) []byte, none string) {
 	w.State() // the charts of the folder as it is now, drawn if they were not
 	w.mu.Lock()
-	b := w.step
-	if cd {
-		b = w.cd
-	}
+	b := pick(w)
 	w.mu.Unlock()
 	if len(b) == 0 {
-		respond.Error(rw, http.StatusNotFound, "Not Found: no chart yet (no trial has ended)")
+		respond.Error(rw, http.StatusNotFound, "Not Found: "+none)
 		return
 	}
 	stream.Headers(rw.Header())
