@@ -59,11 +59,9 @@ test: test-deps lint test-modules
 test-deps:
 	@./scripts/test-deps.sh
 
-## test-modules: each module builds and vets with GOWORK=off
+## test-modules: each released module builds and vets with GOWORK=off and its go.mod as a release carries it, its siblings from a module proxy of the working copy (showcase-release check)
 test-modules:
-	@set -e; for d in $(MODULES); do \
-		(cd $$d && GOWORK=off $(GO) build ./... && GOWORK=off $(GO) vet ./...); \
-	done
+	$(GO) run ./tools/cmd/showcase-release check
 
 ## lint: go vet and staticcheck (pinned) over every module
 lint:

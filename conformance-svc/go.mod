@@ -2,12 +2,12 @@ module github.com/defectshowcase/showcase/conformance-svc
 
 go 1.26.8
 
-require github.com/defectshowcase/showcase/platform v0.0.0
+require github.com/defectshowcase/showcase/platform v0.1.0
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/defectshowcase/showcase v0.0.0
+	github.com/defectshowcase/showcase v0.1.0
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/go-chi/httplog/v2 v2.1.1 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -21,4 +21,4 @@ require (
 
 replace github.com/defectshowcase/showcase/platform => ../platform
 
-replace github.com/defectshowcase/showcase => ../
+replace github.com/defectshowcase/showcase => ..

@@ -5,12 +5,12 @@ go 1.26.8
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.22.1
-	github.com/defectshowcase/showcase/conformance-svc v0.0.0
-	github.com/defectshowcase/showcase/errors-svc v0.0.0
-	github.com/defectshowcase/showcase/gateway v0.0.0
-	github.com/defectshowcase/showcase/performance-svc v0.0.0
-	github.com/defectshowcase/showcase/platform v0.0.0
-	github.com/defectshowcase/showcase/security-svc v0.0.0
+	github.com/defectshowcase/showcase/conformance-svc v0.1.0
+	github.com/defectshowcase/showcase/errors-svc v0.1.0
+	github.com/defectshowcase/showcase/gateway v0.1.0
+	github.com/defectshowcase/showcase/performance-svc v0.1.0
+	github.com/defectshowcase/showcase/platform v0.1.0
+	github.com/defectshowcase/showcase/security-svc v0.1.0
 	github.com/tsenart/vegeta/v12 v12.13.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -56,8 +56,8 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/blang/semver/v4 v4.0.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/defectshowcase/showcase v0.0.0
-	github.com/defectshowcase/showcase/judge v0.0.0
+	github.com/defectshowcase/showcase v0.1.0
+	github.com/defectshowcase/showcase/judge v0.1.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
@@ -118,15 +118,18 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-replace (
-	github.com/defectshowcase/showcase/conformance-svc => ../conformance-svc
-	github.com/defectshowcase/showcase/errors-svc => ../errors-svc
-	github.com/defectshowcase/showcase/gateway => ../gateway
-	github.com/defectshowcase/showcase/performance-svc => ../performance-svc
-	github.com/defectshowcase/showcase/platform => ../platform
-	github.com/defectshowcase/showcase/security-svc => ../security-svc
-)
+replace github.com/defectshowcase/showcase/conformance-svc => ../conformance-svc
 
-replace github.com/defectshowcase/showcase => ../
+replace github.com/defectshowcase/showcase/errors-svc => ../errors-svc
+
+replace github.com/defectshowcase/showcase/gateway => ../gateway
+
+replace github.com/defectshowcase/showcase/performance-svc => ../performance-svc
+
+replace github.com/defectshowcase/showcase/platform => ../platform
+
+replace github.com/defectshowcase/showcase/security-svc => ../security-svc
+
+replace github.com/defectshowcase/showcase => ..
 
 replace github.com/defectshowcase/showcase/judge => ../judge

@@ -3,7 +3,7 @@ module github.com/defectshowcase/showcase/errors-svc
 go 1.26.8
 
 require (
-	github.com/defectshowcase/showcase/platform v0.0.0
+	github.com/defectshowcase/showcase/platform v0.1.0
 	golang.org/x/sync v0.24.0
 	modernc.org/sqlite v1.61.1
 )
@@ -13,7 +13,7 @@ require github.com/kylelemons/godebug v1.1.0 // indirect
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/defectshowcase/showcase v0.0.0
+	github.com/defectshowcase/showcase v0.1.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/go-chi/httplog/v2 v2.1.1 // indirect
@@ -35,4 +35,4 @@ require (
 
 replace github.com/defectshowcase/showcase/platform => ../platform
 
-replace github.com/defectshowcase/showcase => ../
+replace github.com/defectshowcase/showcase => ..

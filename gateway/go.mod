@@ -3,12 +3,12 @@ module github.com/defectshowcase/showcase/gateway
 go 1.26.8
 
 require (
-	github.com/defectshowcase/showcase/conformance-svc v0.0.0
-	github.com/defectshowcase/showcase/errors-svc v0.0.0
-	github.com/defectshowcase/showcase/judge v0.0.0
-	github.com/defectshowcase/showcase/performance-svc v0.0.0
-	github.com/defectshowcase/showcase/platform v0.0.0
-	github.com/defectshowcase/showcase/security-svc v0.0.0
+	github.com/defectshowcase/showcase/conformance-svc v0.1.0
+	github.com/defectshowcase/showcase/errors-svc v0.1.0
+	github.com/defectshowcase/showcase/judge v0.1.0
+	github.com/defectshowcase/showcase/performance-svc v0.1.0
+	github.com/defectshowcase/showcase/platform v0.1.0
+	github.com/defectshowcase/showcase/security-svc v0.1.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/rbretecher/go-postman-collection v0.9.0
@@ -28,7 +28,7 @@ require (
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/defectshowcase/showcase v0.0.0
+	github.com/defectshowcase/showcase v0.1.0
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/go-chi/chi/v5 v5.5.0 // indirect
 	github.com/go-chi/httplog/v2 v2.1.1 // indirect
@@ -54,14 +54,16 @@ require (
 	modernc.org/sqlite v1.61.1 // indirect
 )
 
-replace (
-	github.com/defectshowcase/showcase/conformance-svc => ../conformance-svc
-	github.com/defectshowcase/showcase/errors-svc => ../errors-svc
-	github.com/defectshowcase/showcase/performance-svc => ../performance-svc
-	github.com/defectshowcase/showcase/platform => ../platform
-	github.com/defectshowcase/showcase/security-svc => ../security-svc
-)
+replace github.com/defectshowcase/showcase/conformance-svc => ../conformance-svc
 
-replace github.com/defectshowcase/showcase => ../
+replace github.com/defectshowcase/showcase/errors-svc => ../errors-svc
 
 replace github.com/defectshowcase/showcase/judge => ../judge
+
+replace github.com/defectshowcase/showcase/performance-svc => ../performance-svc
+
+replace github.com/defectshowcase/showcase/platform => ../platform
+
+replace github.com/defectshowcase/showcase/security-svc => ../security-svc
+
+replace github.com/defectshowcase/showcase => ..

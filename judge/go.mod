@@ -3,8 +3,8 @@ module github.com/defectshowcase/showcase/judge
 go 1.26.8
 
 require (
-	github.com/defectshowcase/showcase v0.0.0
-	github.com/defectshowcase/showcase/platform v0.0.0
+	github.com/defectshowcase/showcase v0.1.0
+	github.com/defectshowcase/showcase/platform v0.1.0
 	github.com/owenrumney/go-sarif/v3 v3.3.1
 	github.com/prometheus/client_golang v1.25.0
 	golang.org/x/tools v0.52.0
@@ -93,26 +93,26 @@ require (
 
 require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
-	github.com/defectshowcase/showcase/conformance-svc v0.0.0 // indirect
-	github.com/defectshowcase/showcase/errors-svc v0.0.0 // indirect
-	github.com/defectshowcase/showcase/gateway v0.0.0
-	github.com/defectshowcase/showcase/performance-svc v0.0.0 // indirect
-	github.com/defectshowcase/showcase/security-svc v0.0.0 // indirect
+	github.com/defectshowcase/showcase/conformance-svc v0.1.0 // indirect
+	github.com/defectshowcase/showcase/errors-svc v0.1.0 // indirect
+	github.com/defectshowcase/showcase/gateway v0.1.0
+	github.com/defectshowcase/showcase/performance-svc v0.1.0 // indirect
+	github.com/defectshowcase/showcase/security-svc v0.1.0 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20180127040702-4e3ac2762d5f // indirect
 	github.com/xeipuuv/gojsonreference v0.0.0-20180127040603-bd5ef7bd5415 // indirect
 	github.com/xeipuuv/gojsonschema v1.2.0 // indirect
 )
 
-replace github.com/defectshowcase/showcase => ../
+replace github.com/defectshowcase/showcase => ..
 
 replace github.com/defectshowcase/showcase/platform => ../platform
 
-replace github.com/defectshowcase/showcase/gateway => ../gateway
-
-replace github.com/defectshowcase/showcase/security-svc => ../security-svc
+replace github.com/defectshowcase/showcase/conformance-svc => ../conformance-svc
 
 replace github.com/defectshowcase/showcase/errors-svc => ../errors-svc
 
-replace github.com/defectshowcase/showcase/conformance-svc => ../conformance-svc
+replace github.com/defectshowcase/showcase/gateway => ../gateway
 
 replace github.com/defectshowcase/showcase/performance-svc => ../performance-svc
+
+replace github.com/defectshowcase/showcase/security-svc => ../security-svc

@@ -3,13 +3,14 @@ module github.com/defectshowcase/showcase/tools
 go 1.26.8
 
 require (
-	github.com/defectshowcase/showcase v0.0.0
-	github.com/defectshowcase/showcase/platform v0.0.0
+	github.com/defectshowcase/showcase v0.1.0
+	github.com/defectshowcase/showcase/platform v0.1.0
 )
 
 require (
 	github.com/google/pprof v0.0.0-20261016150608-1facf8f91b50
 	github.com/tsenart/vegeta/v12 v12.13.0
+	golang.org/x/mod v0.43.0
 	gonum.org/v1/plot v0.17.0
 )
 
