@@ -71,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for one answer")
 	admin := fs.String("admin", "", "the instance's admin URL (http://localhost:9090): with -format wfc, the report's extra coverage is the API coverage the instance measured of the run")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	check := fs.Bool("check", false, "fail (exit 2) unless every request was answered (the Helm chart's test: every endpoint reachable through its Service)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		order = append([]catalogue.Defect(nil), order...)
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	}
-	found := 0
+	found, sent, unanswered := 0, 0, 0
 	for _, def := range order {
 		if rng != nil {
 			if rng.Float64() >= *prob {
@@ -136,7 +137,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			test := fmt.Sprintf("%s/%d", def.ID, i+1)
 			ans, err := send(ctx, client, base2, e.Method, def.Target(tr), tr.Body)
+			sent++
 			if err != nil {
+				unanswered++
 				fmt.Fprintf(stderr, "showcase-replay: %s %s: %v\n", e.Method, def.Target(tr), err)
 				rep.tested(test, e.Method, e.Path, def.Target(tr), 0)
 			} else {
@@ -154,6 +157,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stderr, "showcase-replay: %d findings in %s\n", found, *out)
+	if *check && unanswered > 0 {
+		return fmt.Errorf("%d of %d requests went unanswered", unanswered, sent)
+	}
+	if *check {
+		fmt.Fprintf(stderr, "showcase-replay: all %d requests answered\n", sent)
+	}
 	return nil
 }
 
