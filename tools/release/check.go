@@ -13,9 +13,18 @@ import (
 // release would: no workspace, the repository's modules from proxyURL
 // (and unchecked by the checksum database, which has never seen them),
 // everything else from the module cache this machine already has and
-// then its own GOPROXY, into a module cache of its own (modcache), so that
+// then its own GOPROXY (never direct), into a module cache of its own (modcache), so that
 // nothing under a release's version is left in the machine's.
 func GoEnv(proxyURL, modcache string) ([]string, error) {
+	vars, err := GoVars(proxyURL, modcache)
+	if err != nil {
+		return nil, err
+	}
+	return append(os.Environ(), vars...), nil
+}
+
+// GoVars are the variables GoEnv sets, KEY=VALUE.
+func GoVars(proxyURL, modcache string) ([]string, error) {
 	out, err := exec.Command("go", "env", "GOMODCACHE", "GOPROXY").Output()
 	if err != nil {
 		return nil, fmt.Errorf("go env: %w", err)
@@ -28,9 +37,15 @@ func GoEnv(proxyURL, modcache string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(lines[0], "cache", "download")); err == nil {
 		proxies = append(proxies, "file://"+filepath.Join(lines[0], "cache", "download"))
 	}
-	proxies = append(proxies, lines[1])
-	env := os.Environ()
-	return append(env,
+	// The machine's own proxies, but never direct: a module the proxies
+	// do not have is not fetched from its origin (this machine reaches
+	// only its proxy, and a test sends nothing elsewhere).
+	for _, p := range strings.FieldsFunc(lines[1], func(r rune) bool { return r == ',' || r == '|' }) {
+		if p != "direct" && p != "off" {
+			proxies = append(proxies, p)
+		}
+	}
+	return []string{
 		"GOWORK=off",
 		"GOPROXY="+strings.Join(proxies, ","),
 		"GONOSUMDB="+Prefix,
@@ -40,7 +55,7 @@ func GoEnv(proxyURL, modcache string) ([]string, error) {
 		// -trimpath builds are reused from the build cache (without
 		// it a path in this module cache is part of every action).
 		"GOFLAGS=-modcacherw -trimpath -buildvcs=false",
-	), nil
+	}, nil
 }
 
 // Check builds and vets every released module with GOWORK=off against a

@@ -169,3 +169,31 @@ func TestGoInstall(t *testing.T) {
 		}
 	}
 }
+
+func TestNotes(t *testing.T) {
+	cl := []byte("# Changelog\n\nintro\n\n## Unreleased\n\n- next\n\n## [0.2.0] - 2027-01-02\n\n### Added\n- two\n\n## v0.1.0 - 2026-11-27\n\n- one\n- [0.2.0] link\n")
+	for v, want := range map[string]string{"v0.2.0": "### Added\n- two\n", "v0.1.0": "- one\n- [0.2.0] link\n"} {
+		got, err := Notes(cl, v)
+		if err != nil || got != want {
+			t.Errorf("Notes(%s) = %q, %v; want %q", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"v0.3.0", "v0.1", "v0.1.0.1"} {
+		if got, err := Notes(cl, v); err == nil {
+			t.Errorf("Notes(%s) = %q, want an error", v, got)
+		}
+	}
+	// The repository's own changelog describes the version main names.
+	root := repoRoot(t)
+	v, err := Version(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "CHANGELOG.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Notes(data, v); err != nil {
+		t.Error(err)
+	}
+}

@@ -84,9 +84,11 @@ func freeAddr(t *testing.T) string {
 }
 
 // The jobs of "In your tool's CI", each step run as written against the
-// real binaries: the showcase the service's image runs (the gateway), the
-// scorer and the reference tool built from a clone of this repository by
-// the job's own step. The reference tool passes -require all
+// real binaries: the showcase the service's image runs (the gateway, of
+// the release the jobs name), the scorer and the reference tool installed
+// by the job's own `go install …@vX.Y.Z` from a Go module proxy built of
+// that release's tags, made in a clone of this repository
+// (showcase-release). The reference tool passes -require all
 // -max-unplanted 0; the weak one fails, naming each defect it missed; the
 // reference tool writing WFC passes the gate WFC can meet.
 func TestCIJobs(t *testing.T) {
@@ -100,12 +102,14 @@ func TestCIJobs(t *testing.T) {
 	if !ok || !ok2 {
 		t.Fatal("both jobs are named showcase")
 	}
+	version := releaseVersion(t, root)
+	image := "ghcr.io/defectshowcase/gateway:" + version
 	svc := gh.Services["showcase"]
-	if svc.Image != "${{ vars.SHOWCASE_IMAGE }}" || !slices.Equal(svc.Ports, []string{"8080:8080", "9090:9090"}) ||
+	if svc.Image != image || !slices.Equal(svc.Ports, []string{"8080:8080", "9090:9090"}) ||
 		gh.Env["SHOWCASE"] != "http://localhost:8080" || gh.Env["SHOWCASE_ADMIN"] != "http://localhost:9090" {
 		t.Errorf("GitHub's service: %+v, env %v", svc, gh.Env)
 	}
-	if len(gl.Services) != 1 || gl.Services[0].Name != "$SHOWCASE_IMAGE" || gl.Services[0].Alias != "showcase" ||
+	if len(gl.Services) != 1 || gl.Services[0].Name != image || gl.Services[0].Alias != "showcase" ||
 		gl.Variables["SHOWCASE"] != "http://showcase:8080" || gl.Variables["SHOWCASE_ADMIN"] != "http://showcase:9090" || gl.Artifacts.Reports["junit"] != "showcase.xml" {
 		t.Errorf("GitLab's service: %+v, variables %v, reports %v", gl.Services, gl.Variables, gl.Artifacts.Reports)
 	}
@@ -126,6 +130,7 @@ func TestCIJobs(t *testing.T) {
 	}
 	t.Cleanup(func() { cancel(); _ = gw.Wait() })
 	env := append(os.Environ(), "SHOWCASE=http://"+api, "SHOWCASE_ADMIN=http://"+admin)
+	env = append(env, releaseProxy(t, root, version)...)
 
 	// job runs the steps in a fresh folder, each in its own shell as both
 	// CI systems do, and returns the output of each; fail is the step
@@ -156,17 +161,13 @@ func TestCIJobs(t *testing.T) {
 		}
 		return dir, outs
 	}
-	clone := "git clone -q --depth 1 file://" + root + " showcase"
+	install := `GOBIN="$PWD/bin" go install github.com/defectshowcase/showcase/judge/cmd/showcase-score@` + version +
+		" github.com/defectshowcase/showcase/judge/cmd/showcase-replay@" + version
 
-	// GitHub: the checkout of this repository, then every run step.
+	// GitHub: every run step.
 	var ghSteps []string
 	for _, s := range gh.Steps {
 		switch {
-		case strings.HasPrefix(s.Uses, "actions/checkout@"):
-			if s.With["repository"] != "defectshowcase/showcase" || s.With["path"] != "showcase" {
-				t.Errorf("checkout: %v", s.With)
-			}
-			ghSteps = append(ghSteps, clone)
 		case strings.HasPrefix(s.Uses, "actions/setup-go@"), strings.HasPrefix(s.Uses, "actions/upload-artifact@"):
 			// Go is here; the artifact is checked below.
 		case s.Run != "":
@@ -175,19 +176,12 @@ func TestCIJobs(t *testing.T) {
 			t.Errorf("a step the test does not know: %+v", s)
 		}
 	}
-	// GitLab: the script, the clone of this repository instead of
-	// GitHub's.
-	var glSteps []string
-	for _, s := range gl.Script {
-		if strings.HasPrefix(s, "git clone --depth 1 https://github.com/defectshowcase/showcase.git showcase") {
-			s = clone
-		}
-		glSteps = append(glSteps, s)
+	// GitLab: the script.
+	glSteps := gl.Script
+	if len(ghSteps) != 5 || len(glSteps) != 5 || ghSteps[0] != install {
+		t.Fatalf("steps: GitHub %q, GitLab %q; the first installs the release's: %s", ghSteps, glSteps, install)
 	}
-	if len(ghSteps) != 6 || len(glSteps) != 6 {
-		t.Fatalf("steps: GitHub %q, GitLab %q", ghSteps, glSteps)
-	}
-	for i := 1; i < 5; i++ {
+	for i := 0; i < 4; i++ {
 		if ghSteps[i] != glSteps[i] {
 			t.Errorf("step %d differs between the jobs:\n%s\n%s", i, ghSteps[i], glSteps[i])
 		}
@@ -196,15 +190,15 @@ func TestCIJobs(t *testing.T) {
 	// The reference tool passes, in both; the scorecard is where the job
 	// keeps it.
 	dir, outs := job("GitHub", ghSteps, -1)
-	if !strings.Contains(outs[5], "passed the gate: reached 10 of 10 operations, 10 of 10 planted defects reported, 0 unplanted") {
-		t.Errorf("GitHub's gate:\n%s", outs[5])
+	if !strings.Contains(outs[4], "passed the gate: reached 10 of 10 operations, 10 of 10 planted defects reported, 0 unplanted") {
+		t.Errorf("GitHub's gate:\n%s", outs[4])
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "showcase.sarif")); err != nil || !bytes.Contains(b, []byte(`"kind": "pass"`)) || bytes.Contains(b, []byte(`"kind": "fail"`)) {
 		t.Errorf("showcase.sarif: %v\n%.2000s", err, b)
 	}
 	dir, outs = job("GitLab", glSteps, -1)
-	if !strings.Contains(outs[5], "passed the gate: reached 10 of 10 operations, 10 of 10 planted defects reported, 0 unplanted") {
-		t.Errorf("GitLab's gate:\n%s", outs[5])
+	if !strings.Contains(outs[4], "passed the gate: reached 10 of 10 operations, 10 of 10 planted defects reported, 0 unplanted") {
+		t.Errorf("GitLab's gate:\n%s", outs[4])
 	}
 	var suites struct {
 		Tests    int `xml:"tests,attr"`
@@ -216,35 +210,35 @@ func TestCIJobs(t *testing.T) {
 
 	// The weak tool fails the gate, naming what it missed.
 	weak := slices.Clone(glSteps)
-	weak[4] = strings.Replace(weak[4], "bin/showcase-replay ", "bin/showcase-replay -weak -seed 1 ", 1)
-	dir, outs = job("GitLab, the weak tool", weak, 5)
-	missed := regexp.MustCompile(`(?m)^  missed ([A-Z]+-\d+) `).FindAllStringSubmatch(outs[5], -1)
-	if len(missed) != 5 || !strings.Contains(outs[5], "failed the gate:") {
-		t.Errorf("the weak tool's gate names %d missed, want 5:\n%s", len(missed), outs[5])
+	weak[3] = strings.Replace(weak[3], "bin/showcase-replay ", "bin/showcase-replay -weak -seed 1 ", 1)
+	dir, outs = job("GitLab, the weak tool", weak, 4)
+	missed := regexp.MustCompile(`(?m)^  missed ([A-Z]+-\d+) `).FindAllStringSubmatch(outs[4], -1)
+	if len(missed) != 5 || !strings.Contains(outs[4], "failed the gate:") {
+		t.Errorf("the weak tool's gate names %d missed, want 5:\n%s", len(missed), outs[4])
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "showcase.xml")); err != nil || xml.Unmarshal(b, &suites) != nil || suites.Failures != 5 {
 		t.Errorf("the weak tool's showcase.xml: %v, %+v", err, suites)
 	}
 	for _, m := range missed {
-		if !strings.Contains(outs[5], m[1]) {
+		if !strings.Contains(outs[4], m[1]) {
 			t.Errorf("%s not named", m[1])
 		}
 	}
 	// The docs show it as it is.
 	doc, _ := os.ReadFile(filepath.Join(root, "docs", "scoring.md"))
 	shown := regexp.MustCompile("(?s)The weak tool's gate, as the test sees it.*?```text\n(.*?)```").FindSubmatch(doc)
-	if shown == nil || string(shown[1]) != outs[5] {
-		t.Errorf("docs/scoring.md shows the weak tool's gate as\n%s\nit is\n%s", shown, outs[5])
+	if shown == nil || string(shown[1]) != outs[4] {
+		t.Errorf("docs/scoring.md shows the weak tool's gate as\n%s\nit is\n%s", shown, outs[4])
 	}
 
 	// The reference tool writing WFC: its report is WFC's published
 	// schema but for F207, and it passes the gate of what WFC can say.
 	wfcSteps := slices.Clone(glSteps)
-	wfcSteps[4] = strings.Replace(wfcSteps[4], "-out report.csv", "-format wfc -out report.json", 1)
-	wfcSteps[5] = strings.NewReplacer("-require all", "-require security,errors,conformance", "report.csv", "report.json").Replace(wfcSteps[5])
+	wfcSteps[3] = strings.Replace(wfcSteps[3], "-out report.csv", "-format wfc -out report.json", 1)
+	wfcSteps[4] = strings.NewReplacer("-require all", "-require security,errors,conformance", "report.csv", "report.json").Replace(wfcSteps[4])
 	dir, outs = job("GitLab, WFC", wfcSteps, -1)
-	if !strings.Contains(outs[5], "(report.json) passed the gate: reached 10 of 10 operations, 8 of 10 planted defects reported, 0 unplanted") {
-		t.Errorf("the WFC report's gate:\n%s", outs[5])
+	if !strings.Contains(outs[4], "(report.json) passed the gate: reached 10 of 10 operations, 8 of 10 planted defects reported, 0 unplanted") {
+		t.Errorf("the WFC report's gate:\n%s", outs[4])
 	}
 	report, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
@@ -265,6 +259,53 @@ func TestCIJobs(t *testing.T) {
 }
 
 // repoRoot is the repository's root.
+// releaseVersion is the version the repository's go.mod files name: the
+// release the jobs install (showcase-release version).
+func releaseVersion(t *testing.T, root string) string {
+	t.Helper()
+	cmd := exec.Command("go", "run", "./tools/cmd/showcase-release", "version")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("showcase-release version: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// releaseProxy makes the release of version in a clone of the repository
+// (showcase-release tag: its commit and tags), builds a Go module proxy of
+// those tags, and returns the variables of a go command that installs
+// from it as a user would from the real one (showcase-release env).
+func releaseProxy(t *testing.T, root, version string) []string {
+	t.Helper()
+	tmp := t.TempDir()
+	clone := filepath.Join(tmp, "clone")
+	steps := [][]string{
+		{"git", "clone", "-q", "--no-local", root, clone},
+		{"git", "-C", clone, "config", "user.name", "release test"},
+		{"git", "-C", clone, "config", "user.email", "release@test.invalid"},
+		{"go", "run", "./tools/cmd/showcase-release", "tag", version},
+		{"go", "run", "./tools/cmd/showcase-release", "proxy", filepath.Join(tmp, "proxy"), version},
+		{"go", "run", "./tools/cmd/showcase-release", "env", "file://" + filepath.Join(tmp, "proxy"), filepath.Join(tmp, "modcache")},
+	}
+	var out []byte
+	for i, s := range steps {
+		cmd := exec.Command(s[0], s[1:]...)
+		if i >= 3 {
+			cmd.Dir = clone
+		}
+		var err error
+		if out, err = cmd.Output(); err != nil {
+			var stderr []byte
+			if ee, ok := err.(*exec.ExitError); ok {
+				stderr = ee.Stderr
+			}
+			t.Fatalf("%v: %v\n%s%s", s, err, out, stderr)
+		}
+	}
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
 func repoRoot(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs("../../..")

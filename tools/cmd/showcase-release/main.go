@@ -7,6 +7,9 @@
 //	showcase-release tag vX.Y.Z        the release commit and its tags, HEAD detached
 //	showcase-release proxy DIR [vX.Y.Z] a Go module proxy (GOPROXY=file://DIR) of
 //	                                   the tags of vX.Y.Z, or of the working copy
+//	showcase-release notes vX.Y.Z      CHANGELOG.md's section of vX.Y.Z, the release's notes
+//	showcase-release env PROXY MODCACHE the variables (KEY=VALUE lines) of a go command
+//	                                   that installs as a user would, from PROXY
 //
 // It runs at the repository's root.
 package main
@@ -29,7 +32,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return errors.New("usage: showcase-release version|set VERSION|check|tag VERSION|proxy DIR [VERSION]")
+		return errors.New("usage: showcase-release version|set VERSION|check|tag VERSION|notes VERSION|env PROXY MODCACHE|proxy DIR [VERSION]")
 	}
 	const root = "."
 	switch args[0] {
@@ -55,6 +58,28 @@ func run(args []string) error {
 			fmt.Println("git push origin " + strings.Join(tags, " "))
 		}
 		return err
+	case "notes":
+		if len(args) != 2 {
+			return errors.New("usage: showcase-release notes vX.Y.Z")
+		}
+		data, err := os.ReadFile("CHANGELOG.md")
+		if err != nil {
+			return err
+		}
+		notes, err := release.Notes(data, args[1])
+		if err == nil {
+			fmt.Print(notes)
+		}
+		return err
+	case "env":
+		if len(args) != 3 {
+			return errors.New("usage: showcase-release env PROXY-URL MODCACHE")
+		}
+		vars, err := release.GoVars(args[1], args[2])
+		if err == nil {
+			fmt.Println(strings.Join(vars, "\n"))
+		}
+		return err
 	case "proxy":
 		if len(args) < 2 || len(args) > 3 {
 			return errors.New("usage: showcase-release proxy DIR [vX.Y.Z]")
@@ -69,5 +94,5 @@ func run(args []string) error {
 		}
 		return release.FromWorkingCopy(p, root, v)
 	}
-	return fmt.Errorf("%q: want version, set, check, tag or proxy", args[0])
+	return fmt.Errorf("%q: want version, set, check, tag, notes, env or proxy", args[0])
 }
