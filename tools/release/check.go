@@ -47,9 +47,9 @@ func GoVars(proxyURL, modcache string) ([]string, error) {
 	}
 	return []string{
 		"GOWORK=off",
-		"GOPROXY="+strings.Join(proxies, ","),
-		"GONOSUMDB="+Prefix,
-		"GOMODCACHE="+modcache,
+		"GOPROXY=" + strings.Join(proxies, ","),
+		"GONOSUMDB=" + Prefix,
+		"GOMODCACHE=" + modcache,
 		// -modcacherw: the test's module cache can be removed;
 		// -trimpath: the packages compiled for the machine's own
 		// -trimpath builds are reused from the build cache (without
