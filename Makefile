@@ -9,7 +9,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: help run run-split test test-deps test-modules lint fuzz build images compose-up compose-down kube-up kube-prometheus kube-status kube-down bench loadtest trials scoreboard clean
+.PHONY: help run run-split test test-deps test-modules release-snapshot release release-images release-chart lint fuzz build images compose-up compose-down kube-up kube-prometheus kube-status kube-down bench loadtest trials scoreboard clean
 
 IMAGE_PREFIX ?= defect-showcase
 # The image tag, for make images and for compose alike (deploy/compose.yaml reads it too).
@@ -106,6 +106,44 @@ ifeq ($(COVER),)
 	@docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG)
 endif
 
+## release-snapshot: rehearse a release (goreleaser v2, .goreleaser.yaml, built first if missing): every program for linux, darwin and windows on amd64 and arm64, an archive per platform with LICENSE, README and CHANGELOG, checksums and a CycloneDX SBOM per archive, in dist/ (RELEASING.md)
+GORELEASER ?= $(shell $(GO) env GOPATH)/bin/goreleaser
+release-snapshot:
+	@$(MAKE) --no-print-directory goreleaser GORELEASER_ARGS="--snapshot"
+
+## release: the release of the tag at HEAD, published as a draft GitHub release (GITHUB_TOKEN), its notes CHANGELOG.md's section of the version; what .github/workflows/release.yml runs
+release:
+	@tag=$$(git describe --tags --exact-match HEAD) && notes=$$(mktemp) && \
+		$(GO) run ./tools/cmd/showcase-release notes "$$tag" >"$$notes" && \
+		$(MAKE) --no-print-directory goreleaser GORELEASER_ARGS="--release-notes $$notes"; status=$$?; rm -f "$$notes"; exit $$status
+
+## release-images: the images of the release in dist/ (make release or release-snapshot) pushed to IMAGE_REPO as IMAGE_VERSION, one OCI index of linux/amd64 and linux/arm64 per program, FROM scratch, nothing pulled (showcase-image), each signed with cosign and its SBOM attested (COSIGN_KEY, or keyless in the release workflow); INSECURE=1 for a plain-HTTP registry
+IMAGE_REPO    ?= ghcr.io/defectshowcase
+IMAGE_VERSION ?= $(shell git describe --tags --exact-match HEAD 2>/dev/null)
+release-images:
+	@test -n "$(IMAGE_VERSION)" || { echo "release-images: IMAGE_VERSION (HEAD has no tag)"; exit 1; }
+	@./scripts/release-deps.sh cosign
+	$(GO) run ./tools/cmd/showcase-image -dist dist -repo $(IMAGE_REPO) -tag $(IMAGE_VERSION) $(if $(INSECURE),-insecure)
+	INSECURE=$(INSECURE) ./scripts/sign-images.sh dist/images
+
+## release-chart: the Helm chart (deploy/helm/defect-showcase) packaged at IMAGE_VERSION and pushed to CHART_REPO as an OCI chart (helm push); INSECURE=1 for a plain-HTTP registry
+CHART_REPO ?= oci://ghcr.io/defectshowcase/charts
+release-chart:
+	@test -n "$(IMAGE_VERSION)" || { echo "release-chart: IMAGE_VERSION (HEAD has no tag)"; exit 1; }
+	@./scripts/release-deps.sh helm
+	@mkdir -p dist/chart
+	$(HELM) lint --strict deploy/helm/defect-showcase
+	$(HELM) package deploy/helm/defect-showcase --version $(patsubst v%,%,$(IMAGE_VERSION)) --app-version $(IMAGE_VERSION) -d dist/chart
+	$(HELM) push dist/chart/defect-showcase-$(patsubst v%,%,$(IMAGE_VERSION)).tgz $(CHART_REPO) $(if $(INSECURE),--plain-http)
+HELM ?= $(shell $(GO) env GOPATH)/bin/helm
+
+.PHONY: goreleaser
+goreleaser:
+	@./scripts/release-deps.sh goreleaser
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/showcase-sbom ./tools/cmd/showcase-sbom
+	PATH="$(abspath $(BIN)):$$PATH" SHOWCASE_VERSION=$$($(GO) run ./tools/cmd/showcase-release version) $(GORELEASER) release --clean $(GORELEASER_ARGS)
+
 ## compose-up: the five containers (make images first); API :8080, admin :9090
 compose-up:
 	SHOWCASE_TAG=$(SHOWCASE_TAG) $(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml up -d
@@ -117,11 +155,11 @@ compose-up:
 compose-down:
 	$(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml down -v --remove-orphans
 
-## kube-up: a real single-node Kubernetes on this machine (as root; builds the images): OVERLAY (base, embedded, defects-off), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090)
+## kube-up: a real single-node Kubernetes on this machine (as root; builds the images): OVERLAY (base, embedded, defects-off; none: the node alone, for the Helm chart), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090); REGISTRY=10.243.255.1:PORT lets it pull from a registry there
 OVERLAY ?= base
 kube-up: images
 	@./scripts/kube-deps.sh
-	OVERLAY=$(OVERLAY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
+	OVERLAY=$(OVERLAY) REGISTRY=$(REGISTRY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
 
 ## kube-prometheus: Prometheus in the node of kube-up, discovering the Pods itself (deploy/k8s/prometheus); its API on 127.0.0.1:PROM_PORT (9099)
 kube-prometheus:
@@ -170,6 +208,6 @@ trials: build
 scoreboard:
 	$(GO) test ./judge/cmd/showcase-score -run '^TestReadmeScoreboard$$' -count=1 -update
 
-## clean: remove the built binaries
+## clean: remove the built binaries and the rehearsed release
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist
