@@ -300,7 +300,7 @@ func TestKubernetesOnAControlPlane(t *testing.T) {
 			if len(replicas) == 0 {
 				t.Fatal("no Deployment")
 			}
-			cp.waitForPods(t, ns, replicas)
+			cp.waitForPods(t, ns, replicas, "")
 		})
 	}
 
@@ -346,8 +346,9 @@ func TestKubernetesOnAControlPlane(t *testing.T) {
 }
 
 // waitForPods waits until each Deployment has a ReplicaSet that created
-// its Pods, and fails at once on a refusal.
-func (cp *controlPlane) waitForPods(t *testing.T, ns string, replicas map[string]int) {
+// its Pods, and fails at once on a refusal. replicas is by the Pods'
+// app.kubernetes.io/name; the Deployments are named prefix+that.
+func (cp *controlPlane) waitForPods(t *testing.T, ns string, replicas map[string]int, prefix string) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -370,7 +371,7 @@ func (cp *controlPlane) waitForPods(t *testing.T, ns string, replicas map[string
 		rs, _ := cp.kubectl(nil, "get", "replicasets", "-n", ns, "-o", "name")
 		complete := true
 		for name, n := range replicas {
-			if got[name] != n || !strings.Contains(rs, "replicaset.apps/"+name+"-") {
+			if got[name] != n || !strings.Contains(rs, "replicaset.apps/"+prefix+name+"-") {
 				complete = false
 			}
 		}
