@@ -112,14 +112,15 @@ release-snapshot:
 	@$(MAKE) --no-print-directory goreleaser GORELEASER_ARGS="--snapshot"
 
 ## release: the release of the tag at HEAD, published as a draft GitHub release (GITHUB_TOKEN), its notes CHANGELOG.md's section of the version; what .github/workflows/release.yml runs
+# HEAD carries the modules' tags too (gateway/vX.Y.Z, ...): the release's is the root's.
 release:
-	@tag=$$(git describe --tags --exact-match HEAD) && notes=$$(mktemp) && \
+	@tag=$$(git describe --tags --exact-match --match 'v[0-9]*' HEAD) && notes=$$(mktemp) && \
 		$(GO) run ./tools/cmd/showcase-release notes "$$tag" >"$$notes" && \
-		$(MAKE) --no-print-directory goreleaser GORELEASER_ARGS="--release-notes $$notes"; status=$$?; rm -f "$$notes"; exit $$status
+		GORELEASER_CURRENT_TAG=$$tag $(MAKE) --no-print-directory goreleaser GORELEASER_ARGS="--release-notes $$notes"; status=$$?; rm -f "$$notes"; exit $$status
 
 ## release-images: the images of the release in dist/ (make release or release-snapshot) pushed to IMAGE_REPO as IMAGE_VERSION, one OCI index of linux/amd64 and linux/arm64 per program, FROM scratch, nothing pulled (showcase-image), each signed with cosign and its SBOM attested (COSIGN_KEY, or keyless in the release workflow); INSECURE=1 for a plain-HTTP registry
 IMAGE_REPO    ?= ghcr.io/defectshowcase
-IMAGE_VERSION ?= $(shell git describe --tags --exact-match HEAD 2>/dev/null)
+IMAGE_VERSION ?= $(shell git describe --tags --exact-match --match 'v[0-9]*' HEAD 2>/dev/null)
 release-images:
 	@test -n "$(IMAGE_VERSION)" || { echo "release-images: IMAGE_VERSION (HEAD has no tag)"; exit 1; }
 	@./scripts/release-deps.sh cosign

@@ -52,6 +52,7 @@ var chartVariants = []struct {
 // An image given by digest is pulled by it.
 func TestHelmChart(t *testing.T) {
 	helm, kubectl := requireTool(t, "helm"), requireTool(t, "kubectl")
+	toolHomes(t)
 	for _, set := range [][]string{nil, {"split=false"}, {"admin.expose=true"}, {"autoscaling.enabled=false,podDisruptionBudget.enabled=false,networkPolicy.enabled=false"}} {
 		args := []string{"lint", "--strict", chartDir}
 		for _, v := range set {

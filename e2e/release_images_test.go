@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,12 +28,12 @@ func shortCommit(t *testing.T, repo string) string {
 }
 
 // startRegistry runs the CNCF distribution registry (scripts/release-deps.sh
-// builds it) with deploy/registry/config.yml on addr, its storage in root,
-// until the test ends; it returns HOST:PORT once /v2/ answers.
-func startRegistry(t *testing.T, addr, root string) string {
+// builds it) with deploy/release/registry.yml on addr, its storage in root,
+// until stop or the test's end; it returns once /v2/ answers.
+func startRegistry(t *testing.T, addr, root string) (stop func()) {
 	t.Helper()
 	bin := requireTool(t, "registry")
-	cfg, err := filepath.Abs("../deploy/registry/config.yml")
+	cfg, err := filepath.Abs("../deploy/release/registry.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +44,14 @@ func startRegistry(t *testing.T, addr, root string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(stop)
 	registryRoots[addr] = root
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -54,7 +59,7 @@ func startRegistry(t *testing.T, addr, root string) string {
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr
+				return stop
 			}
 		}
 		if time.Now().After(deadline) {
@@ -168,7 +173,7 @@ func checkReleaseImages(t *testing.T, clone, reg, tag string) map[string]string 
 		t.Fatalf("cosign generate-key-pair: %v\n%s", err, out)
 	}
 	gw := reg + "/defect-showcase/gateway@" + digests["gateway"]
-	if out, err := exec.Command(cosign, "verify", "--key", filepath.Join(other, "cosign.pub"), "--insecure-ignore-tlog=true", "--allow-http-registry", "--allow-insecure-registry", gw).CombinedOutput(); err == nil {
+	if out, err := exec.Command(cosign, "verify", "--key", filepath.Join(other, "cosign.pub"), "--insecure-ignore-tlog=true", "--trusted-root", "../deploy/release/cosign-trusted-root.json", "--allow-http-registry", "--allow-insecure-registry", gw).CombinedOutput(); err == nil {
 		t.Errorf("cosign verified the gateway's signature with a key that did not make it:\n%s", out)
 	}
 	return digests
@@ -260,14 +265,13 @@ func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) 
 		}
 	})
 	start := time.Now()
-	out := run(t, nil, "make", "-C", "..", "kube-up", "OVERLAY=none", "REGISTRY="+nodeReg, "SHOWCASE_TAG="+nodeTag)
+	out := run(t, nil, "make", "-C", "..", "kube-up", "OVERLAY=none", "REGISTRY="+nodeReg, "SHOWCASE_TAG="+nodeTag, "PORT="+freePort(t), "ADMIN_PORT="+freePort(t))
 	t.Logf("kube-up OVERLAY=none: %s", time.Since(start).Round(time.Second))
 	if !strings.Contains(out, "pulling from "+nodeReg) {
 		t.Errorf("kube-up does not say where the node pulls from:\n%s", out)
 	}
 	// The same registry's storage, served where the node reaches it.
-	regRoot := registryRoot(t, reg)
-	startRegistry(t, nodeReg, regRoot)
+	stopNodeReg := startRegistry(t, nodeReg, registryRoot(t, reg))
 
 	env := []string{"KUBECONFIG=" + kubeNodeRoot + "/admin.kubeconfig"}
 	const ns, rel = "showcase-helm", "showcase"
@@ -328,11 +332,19 @@ func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) 
 		t.Errorf("helm test:\n%s", out)
 	}
 	run(t, env, helm, "uninstall", rel, "-n", ns, "--wait", "--timeout", "3m")
-	left := node.kubectlIn(t, ns, nil, "get", "all,configmaps,secrets,networkpolicies,poddisruptionbudgets,horizontalpodautoscalers,serviceaccounts", "-o", "name")
+	// What is left once the Pods' garbage collection and termination are
+	// done: the namespace's own ServiceAccount and CA bundle only.
 	var ours []string
-	for _, l := range strings.Fields(left) {
-		if l != "serviceaccount/default" && l != "configmap/kube-root-ca.crt" {
-			ours = append(ours, l)
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
+		left := node.kubectlIn(t, ns, nil, "get", "all,configmaps,secrets,networkpolicies,poddisruptionbudgets,horizontalpodautoscalers,serviceaccounts,endpoints", "-o", "name")
+		ours = ours[:0]
+		for _, l := range strings.Fields(left) {
+			if l != "serviceaccount/default" && l != "configmap/kube-root-ca.crt" {
+				ours = append(ours, l)
+			}
+		}
+		if len(ours) == 0 || time.Now().After(deadline) {
+			break
 		}
 	}
 	if len(ours) > 0 {
@@ -342,6 +354,7 @@ func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) 
 		t.Errorf("helm list after uninstall: %s", out)
 	}
 
+	stopNodeReg()
 	down := run(t, nil, "make", "-C", "..", "kube-down")
 	if d := diffStates(before, hostState(t)); d != "" {
 		t.Fatalf("after kube-down the machine differs from before kube-up:\n%s\n%s", d, down)

@@ -37,12 +37,16 @@ func TestRelease(t *testing.T) {
 		t.Skip("builds every program for six platforms")
 	}
 	requireTool(t, "goreleaser")
+	toolHomes(t)
 	clone, version := releaseSnapshot(t)
 	if !t.Run("snapshot", func(t *testing.T) { checkSnapshot(t, clone, version) }) {
 		return
 	}
-	tag := version + "-snapshot." + shortCommit(t, clone)
-	reg := startRegistry(t, "127.0.0.1:"+freePort(t), t.TempDir())
+	// The images' tag and the chart's version: a semver prerelease (g: a
+	// commit all digits would be a number with a leading zero).
+	tag := version + "-snapshot.g" + shortCommit(t, clone)
+	reg := "127.0.0.1:" + freePort(t)
+	startRegistry(t, reg, t.TempDir())
 	var images map[string]string
 	if !t.Run("images", func(t *testing.T) { images = checkReleaseImages(t, clone, reg, tag) }) {
 		return
@@ -51,6 +55,16 @@ func TestRelease(t *testing.T) {
 		return
 	}
 	t.Run("the chart installed on the node from the registry", func(t *testing.T) { checkChartOnNode(t, reg, tag, images) })
+}
+
+// toolHomes gives Helm and cosign homes in the test's folders: nothing of
+// theirs (caches, registry logins, a TUF root) is left in ~.
+func toolHomes(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	for _, v := range []string{"HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME", "TUF_ROOT"} {
+		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))
+	}
 }
 
 // releaseSnapshot runs make release-snapshot in a clone of the
