@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command pause is the sandbox ("pause") container of every Pod on the
 // project's single-node cluster (make kube-up), and the process that holds
 // that node's own network and mount namespaces. It does what Kubernetes'

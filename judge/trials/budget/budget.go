@@ -57,10 +57,7 @@ func (r Result) Apply(t *trials.Trial) {
 // group is killed once it has ended.
 func Run(cmd *exec.Cmd, l Limits, stop <-chan struct{}) Result {
 	l = l.withDefaults()
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true // stopped with everything it started
+	ownGroup(cmd) // stopped with everything it started
 	r := Result{Start: time.Now()}
 	if err := cmd.Start(); err != nil {
 		r.Outcome, r.ExitCode = "failed to start: "+err.Error(), -1
@@ -81,7 +78,7 @@ func Run(cmd *exec.Cmd, l Limits, stop <-chan struct{}) Result {
 		r.Outcome = "interrupted"
 	}
 	r.ExitCode = cmd.ProcessState.ExitCode()
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what it started and left behind
+	signalGroup(cmd, syscall.SIGKILL) // what it started and left behind
 	if r.Outcome == "" {
 		var exit *exec.ExitError
 		switch {
@@ -108,7 +105,7 @@ func end(l Limits, cmd *exec.Cmd, r *Result, done <-chan error) error {
 	}{{syscall.SIGINT, "SIGINT", l.InterruptGrace}, {syscall.SIGTERM, "SIGTERM", l.TermGrace}, {syscall.SIGKILL, "SIGKILL", 0}}
 	for _, s := range steps {
 		r.Signals = append(r.Signals, trials.Signal{Signal: s.name, After: time.Since(r.Start).Seconds(), Grace: s.grace.Seconds()})
-		_ = syscall.Kill(-cmd.Process.Pid, s.sig)
+		signalGroup(cmd, s.sig)
 		if s.grace == 0 {
 			break
 		}
