@@ -29,9 +29,8 @@ var released = []string{"gateway", "security-svc", "errors-svc", "conformance-sv
 // repository: make release-snapshot's archives, checksums and SBOMs
 // (checkSnapshot); make release-images' multi-arch images pushed to a real
 // registry on loopback, signed with cosign and their SBOMs attested
-// (checkReleaseImages); make release-chart's OCI chart pushed there; and that
-// chart installed from the registry on make kube-up's node, which pulls
-// the images by digest (checkChartOnNode).
+// (checkReleaseImages); and make release-chart's OCI chart pushed there
+// and read back (checkChart).
 func TestRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every program for six platforms")
@@ -51,10 +50,10 @@ func TestRelease(t *testing.T) {
 	if !t.Run("images", func(t *testing.T) { images = checkReleaseImages(t, clone, reg, tag) }) {
 		return
 	}
-	if !t.Run("chart", func(t *testing.T) { checkChart(t, clone, reg, tag) }) {
-		return
+	t.Run("chart", func(t *testing.T) { checkChart(t, clone, reg, tag) })
+	if len(images) != len(releasedImages) {
+		t.Errorf("images pushed: %v", images)
 	}
-	t.Run("the chart installed on the node from the registry", func(t *testing.T) { checkChartOnNode(t, reg, tag, images) })
 }
 
 // toolHomes gives Helm and cosign homes in the test's folders: nothing of
