@@ -16,7 +16,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-
 )
 
 // releasedImages are the programs a release publishes an image of.
