@@ -9,7 +9,7 @@ MODULES := $(shell $(GO) list -m -f '{{.Dir}}')
 CMDS    := gateway security-svc errors-svc conformance-svc performance-svc
 BIN     := bin
 
-.PHONY: help run run-split test test-deps test-modules release-snapshot release release-images release-chart lint fuzz build images compose-up compose-down kube-up kube-prometheus kube-status kube-down bench loadtest trials scoreboard clean
+.PHONY: help run run-split test test-deps test-modules release-snapshot release release-images release-chart test-release lint fuzz build images compose-up compose-down kube-up kube-prometheus kube-status kube-down bench loadtest trials scoreboard clean
 
 IMAGE_PREFIX ?= defect-showcase
 # The image tag, for make images and for compose alike (deploy/compose.yaml reads it too).
@@ -105,6 +105,11 @@ ifeq ($(COVER),)
 	@docker build -q --target replay -t $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG) . >/dev/null 2>&1 || docker build --target replay -t $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG) .
 	@docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG)
 endif
+
+## test-release: the release rehearsed as a user meets it (e2e TestRelease, build tag release): make release-snapshot, release-images against a registry on loopback, signed and verified, release-chart; not in make test, whose 70 minutes its builds would break (RELEASING.md)
+test-release:
+	@./scripts/release-deps.sh
+	cd e2e && $(GO) test -tags release -count=1 -timeout 90m -run '^TestRelease$$' -v .
 
 ## release-snapshot: rehearse a release (goreleaser v2, .goreleaser.yaml, built first if missing): every program for linux, darwin and windows on amd64 and arm64, an archive per platform with LICENSE, README and CHANGELOG, checksums and a CycloneDX SBOM per archive, in dist/ (RELEASING.md)
 GORELEASER ?= $(shell $(GO) env GOPATH)/bin/goreleaser

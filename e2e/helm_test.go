@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -161,5 +162,15 @@ func TestHelmChart(t *testing.T) {
 			}
 			cp.waitForPods(t, ns, replicas, helmRelease+"-")
 		})
+	}
+}
+
+// toolHomes gives Helm and cosign homes in the test's folders: nothing of
+// theirs (caches, registry logins, a TUF root) is left in ~.
+func toolHomes(t *testing.T) {
+	t.Helper()
+	home := t.TempDir()
+	for _, v := range []string{"HELM_CACHE_HOME", "HELM_CONFIG_HOME", "HELM_DATA_HOME", "TUF_ROOT"} {
+		t.Setenv(v, filepath.Join(home, strings.ToLower(v)))
 	}
 }

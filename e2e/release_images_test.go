@@ -1,3 +1,5 @@
+//go:build release
+
 package e2e_test
 
 import (

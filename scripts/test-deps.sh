@@ -3,7 +3,7 @@
 # (Debian's packages), nginx, HAProxy and Caddy (Debian's, whose own checkers
 # read the benchmark's proxy configurations), Docker Compose v2 (built from the Go module proxy,
 # pinned; Debian's docker-compose is v1, and the compose test runs both), the
-# kustomize CLI, goreleaser and actionlint (scripts/release-deps.sh), and for Kubernetes a real single node (scripts/kube-deps.sh:
+# kustomize CLI, actionlint and Helm (scripts/release-deps.sh), and for Kubernetes a real single node (scripts/kube-deps.sh:
 # etcd, containerd, runc and the CNI plugins from Debian; the Kubernetes
 # programs and CoreDNS built from the Go module proxy, cached in
 # SHOWCASE_KUBE_BIN). Run by
@@ -21,7 +21,7 @@ gobin=$(go env GOPATH)/bin
 # the start (kube-deps.sh prefetch says how); waited for at the end.
 "$(dirname "$0")/kube-deps.sh" prefetch &
 prefetch=$!
-"$(dirname "$0")/release-deps.sh" prefetch &
+"$(dirname "$0")/release-deps.sh" prefetch actionlint helm &
 for pkg in "github.com/docker/compose/v2/cmd@${COMPOSE_VERSION}" "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}"; do
 	(cd / && GOFLAGS='' GOWORK=off go install -n "$pkg" >/dev/null 2>&1) &
 done
@@ -53,8 +53,9 @@ if ! "$gobin/kustomize" version 2>/dev/null | grep -q "${KUSTOMIZE_VERSION}"; th
 	GOFLAGS='' GOWORK=off go install "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" ||
 		echo "test-deps: could not build kustomize; the Kubernetes control-plane test will skip (and fail in CI)"
 fi
-# A release's tools: goreleaser (make release-snapshot) and actionlint (the workflows).
-"$(dirname "$0")/release-deps.sh" || echo "test-deps: the release tests will skip (and fail in CI)"
+# Of a release's tools, what make test drives: actionlint (the workflows)
+# and Helm (the chart); make test-release builds the rest.
+"$(dirname "$0")/release-deps.sh" actionlint helm || echo "test-deps: the workflow and chart tests will skip (and fail in CI)"
 # The single-node cluster's pieces and the control plane (kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl,
 # CoreDNS, containerd, runc, the CNI plugins): scripts/kube-deps.sh.
