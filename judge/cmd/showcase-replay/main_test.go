@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	declared "github.com/defectshowcase/showcase/catalogue/contract"
@@ -20,14 +21,17 @@ func TestCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer := true
+	// Read by the server's goroutines, which may outlive a run (a
+	// dropped connection's handler): atomic, or the race detector
+	// rightly objects.
+	var answer atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/openapi.json" {
 			w.Write(c.JSON)
 			return
 		}
-		if !answer {
+		if !answer.Load() {
 			conn, _, err := w.(http.Hijacker).Hijack()
 			if err == nil {
 				conn.Close()
@@ -39,7 +43,7 @@ func TestCheck(t *testing.T) {
 	defer srv.Close()
 	var stderr bytes.Buffer
 	out := filepath.Join(t.TempDir(), "r.csv")
-	answer = false
+	answer.Store(false)
 	err = run(context.Background(), []string{"-check", "-timeout", "2s", "-base", srv.URL, "-out", out}, &bytes.Buffer{}, &stderr)
 	if err == nil || !strings.Contains(err.Error(), "went unanswered") {
 		t.Errorf("-check with every endpoint dropped: %v", err)
@@ -47,7 +51,7 @@ func TestCheck(t *testing.T) {
 	if err := run(context.Background(), []string{"-timeout", "2s", "-base", srv.URL, "-out", out}, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
 		t.Errorf("without -check an unanswered request is reported, not an error: %v", err)
 	}
-	answer = true
+	answer.Store(true)
 	stderr.Reset()
 	if err := run(context.Background(), []string{"-check", "-base", srv.URL, "-out", out}, &bytes.Buffer{}, &stderr); err != nil {
 		t.Errorf("-check with every request answered: %v\n%s", err, stderr.String())
