@@ -48,18 +48,15 @@ PORT ?= 8080
 run-split: build
 	PORT=$(PORT) ADMIN_PORT=$(ADMIN_PORT) ./scripts/run-split.sh $(BIN)
 
-## test: lint, then every module's tests with -race, after checking each module builds on its own
-test: test-deps lint test-modules
-	@set -e; for d in $(MODULES); do \
-		echo "== $$d"; \
-		(cd $$d && $(GO) test -race -count=1 -timeout 45m ./...); \
-	done
+## test: everything .ci/run runs: test-deps beside lint and test-modules, then every module's tests with -race, e2e beside the others (scripts/test.sh)
+test:
+	@GO=$(GO) MAKE=$(MAKE) ./scripts/test.sh
 
 ## test-deps: install what the end-to-end tests drive for real (Prometheus, Chromium, the proxies, Kubernetes)
 test-deps:
 	@./scripts/test-deps.sh
 
-## test-modules: each released module builds and vets with GOWORK=off and its go.mod as a release carries it, its siblings from a module proxy of the working copy (showcase-release check)
+## test-modules: each released module vets (its imports compiled, its own packages type-checked) with GOWORK=off and its go.mod as a release carries it, its siblings from a module proxy of the working copy (showcase-release check)
 test-modules:
 	$(GO) run ./tools/cmd/showcase-release check
 
