@@ -161,6 +161,10 @@ func newBrowser(t *testing.T, chromium, proxy string) *browser {
 		chromedp.ProxyServer(proxy),
 		chromedp.WindowSize(1280, 1600),
 		chromedp.Flag("disable-dev-shm-usage", true),
+		// Chromium's singleton socket folder (org.chromium.Chromium.*) goes
+		// under TMPDIR and stays when the browser is killed: the test's own
+		// folder, removed after the browser (cleanups run last first).
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		// Chromium's own services call Google whatever the page does: the
 		// component updater and the account service ignore the flags that
 		// should stop them, so they are pointed at a closed local port. The
