@@ -156,15 +156,17 @@ type browser struct {
 
 func newBrowser(t *testing.T, chromium, proxy string) *browser {
 	t.Helper()
+	home := t.TempDir()
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
 		chromedp.ExecPath(chromium),
 		chromedp.ProxyServer(proxy),
 		chromedp.WindowSize(1280, 1600),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		// Chromium's singleton socket folder (org.chromium.Chromium.*) goes
-		// under TMPDIR and stays when the browser is killed: the test's own
-		// folder, removed after the browser (cleanups run last first).
-		chromedp.Env("TMPDIR="+t.TempDir()),
+		// under TMPDIR and stays when the browser is killed, and dconf's
+		// cache under XDG_CACHE_HOME (~/.cache/dconf): both in the test's
+		// own folder, removed after the browser (cleanups run last first).
+		chromedp.Env("TMPDIR="+home, "XDG_CACHE_HOME="+filepath.Join(home, "cache"), "XDG_CONFIG_HOME="+filepath.Join(home, "config")),
 		// Chromium's own services call Google whatever the page does: the
 		// component updater and the account service ignore the flags that
 		// should stop them, so they are pointed at a closed local port. The
