@@ -78,10 +78,8 @@ missing=()
 for cmd in kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl; do
 	[ -x "$kube_bin/$cmd" ] || missing+=("$cmd")
 done
-# One go build for them all: the six links run side by side. It and the
-# four builds below run at once: each one's last packages and its link use
-# one core, and the others fill the other.
-if ((${#missing[@]})); then (
+# One go build for them all: the six links run side by side.
+if ((${#missing[@]})); then
 	echo "kube-deps: building ${missing[*]} ${KUBE_VERSION} from the Go module proxy (minutes the first time)"
 	mkdir -p "$kube_bin"
 	tmp=$(mktemp -d)
@@ -92,7 +90,12 @@ if ((${#missing[@]})); then (
 		echo "kube-deps: could not build ${missing[*]}"
 	fi
 	rm -rf "$tmp"
-) & fi
+fi
+# The tests and users reach kubectl by name; a machine without one gets ours.
+if ! command -v kubectl >/dev/null 2>&1 && [ -x "$kube_bin/kubectl" ]; then
+	gobin=$(go env GOPATH)/bin
+	mkdir -p "$gobin" && ln -sf "$kube_bin/kubectl" "$gobin/kubectl"
+fi
 # from_proxy NAME PACKAGE@VERSION LDFLAGS GOFLAGS: go install one program
 # from the Go module proxy into kube_bin, saying so.
 from_proxy() {
@@ -108,23 +111,17 @@ from_proxy() {
 	rm -rf "$tmp"
 }
 "$kube_bin/coredns" -version 2>/dev/null | grep -q "CoreDNS-${COREDNS_VERSION#v}" ||
-	from_proxy coredns "github.com/coredns/coredns@${COREDNS_VERSION}" "" "" &
+	from_proxy coredns "github.com/coredns/coredns@${COREDNS_VERSION}" "" ""
 "$kube_bin/prometheus" --version 2>/dev/null | grep -q "version ${PROMETHEUS_VERSION}" ||
 	from_proxy prometheus "github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION}" \
-		"-X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION}" -mod=mod &
+		"-X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION}" -mod=mod
 "$kube_bin/metrics-server" --version 2>/dev/null | grep -qx "${METRICS_SERVER_VERSION}" ||
 	from_proxy metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}" \
-		"-X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}" -mod=mod &
+		"-X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}" -mod=mod
 # kube-router prints no version of its own (-version is empty without
 # ldflags): a stamp file beside it names the version built.
 [ -x "$kube_bin/kube-router" ] && [ "$(cat "$kube_bin/kube-router.version" 2>/dev/null)" = "$KUBE_ROUTER_VERSION" ] || {
 	from_proxy kube-router "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION}" "" -mod=mod &&
 		[ -x "$kube_bin/kube-router" ] && echo "$KUBE_ROUTER_VERSION" >"$kube_bin/kube-router.version"
-} &
-wait
-# The tests and users reach kubectl by name; a machine without one gets ours.
-if ! command -v kubectl >/dev/null 2>&1 && [ -x "$kube_bin/kubectl" ]; then
-	gobin=$(go env GOPATH)/bin
-	mkdir -p "$gobin" && ln -sf "$kube_bin/kubectl" "$gobin/kubectl"
-fi
+}
 exit 0

@@ -37,10 +37,7 @@ command -v caddy >/dev/null 2>&1 || need_apt+=(caddy)
 
 "$(dirname "$0")/apt-install.sh" test-deps "${need_apt[@]}"
 
-# The builds below run at once (a build's last packages and its link
-# leave a core idle; on 2 cores together they take about two thirds of
-# the time one after another).
-if command -v docker >/dev/null 2>&1 && ! docker compose version 2>/dev/null | grep -q "${COMPOSE_VERSION#v}"; then (
+if command -v docker >/dev/null 2>&1 && ! docker compose version 2>/dev/null | grep -q "${COMPOSE_VERSION#v}"; then
 	echo "test-deps: building docker compose ${COMPOSE_VERSION} (a few minutes the first time)"
 	plugins=${DOCKER_CONFIG:-$HOME/.docker}/cli-plugins
 	tmp=$(mktemp -d)
@@ -50,15 +47,15 @@ if command -v docker >/dev/null 2>&1 && ! docker compose version 2>/dev/null | g
 		echo "test-deps: could not build docker compose v2; the compose test runs with what there is"
 	fi
 	rm -rf "$tmp"
-) & fi
+fi
 if ! "$gobin/kustomize" version 2>/dev/null | grep -q "${KUSTOMIZE_VERSION}"; then
 	echo "test-deps: building kustomize ${KUSTOMIZE_VERSION}"
 	GOFLAGS='' GOWORK=off go install "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" ||
 		echo "test-deps: could not build kustomize; the Kubernetes control-plane test will skip (and fail in CI)"
-fi &
+fi
 # Of a release's tools, what make test drives: actionlint (the workflows)
 # and Helm (the chart); make test-release builds the rest.
-{ "$(dirname "$0")/release-deps.sh" actionlint helm || echo "test-deps: the workflow and chart tests will skip (and fail in CI)"; } &
+"$(dirname "$0")/release-deps.sh" actionlint helm || echo "test-deps: the workflow and chart tests will skip (and fail in CI)"
 # The single-node cluster's pieces and the control plane (kube-apiserver,
 # kube-controller-manager, kube-scheduler, kubelet, kube-proxy, kubectl,
 # CoreDNS, containerd, runc, the CNI plugins): scripts/kube-deps.sh.
