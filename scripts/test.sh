@@ -3,8 +3,9 @@
 #
 # On a 2-core machine the suite is two halves that leave each other room:
 #   1. test-deps (the end-to-end tests' programs, built from the Go module
-#      proxy) beside lint and test-modules: all three compile, and a build's
-#      last packages and links run on one core;
+#      proxy one after another) beside lint and test-modules: a build's last
+#      packages and its link run on one core, and apt and the downloads on
+#      none;
 #   2. the e2e module, which waits on processes, containers and a node about
 #      half its time, beside every other module's tests.
 # Each background half's lines are prefixed with its name. Every step runs
