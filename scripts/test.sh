@@ -19,6 +19,13 @@ GO=${GO:-go}
 MAKE=${MAKE:-make}
 
 failed=()
+# stop_if_failed: exit 1, naming every step that failed, if any did.
+stop_if_failed() {
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo "make test: failed: ${failed[*]}" >&2
+		exit 1
+	fi
+}
 # prefixed NAME CMD...: run CMD with its output's lines prefixed "NAME| ".
 prefixed() {
 	local name=$1
@@ -33,10 +40,7 @@ for step in lint test-modules; do
 	"$MAKE" --no-print-directory "$step" || failed+=("$step")
 done
 wait "$deps" || failed+=(test-deps)
-if [ ${#failed[@]} -gt 0 ]; then
-	echo "make test: failed: ${failed[*]}" >&2
-	exit 1
-fi
+stop_if_failed
 
 gotest() { (cd "$1" && $GO test -race -vet=off -count=1 -timeout 45m ./...); }
 prefixed e2e gotest e2e &
@@ -48,8 +52,5 @@ for d in $($GO list -m -f '{{.Dir}}'); do
 	gotest "$d" || failed+=("$name")
 done
 wait "$e2e" || failed+=(e2e)
-if [ ${#failed[@]} -gt 0 ]; then
-	echo "make test: failed: ${failed[*]}" >&2
-	exit 1
-fi
+stop_if_failed
 echo "make test: every module passed"
