@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -248,4 +249,42 @@ type kubeconfigFile struct {
 		} `json:"context"`
 	} `json:"contexts"`
 	CurrentContext string `json:"current-context"`
+}
+
+// kube-node.sh's stop_tree (how an interrupted kube-up stops its steps)
+// leaves no process of the tree running, though a shell in it forks all
+// the while (as a wait_for starts a kubectl every quarter second): a
+// child forked after the tree was listed outlived the list's kill.
+func TestKubeNodeStopTree(t *testing.T) {
+	script, err := os.ReadFile("../scripts/kube-node.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The functions stop_tree needs, as the script has them.
+	var funcs []string
+	for _, name := range []string{"alive", "stop_tree", "freeze_tree"} {
+		m := regexp.MustCompile(`(?ms)^` + name + `\(\) \{.*?^\}$|^` + name + `\(\) \{[^\n]*\}$`).Find(script)
+		if m == nil {
+			t.Fatalf("kube-node.sh has no function %s", name)
+		}
+		funcs = append(funcs, string(m))
+	}
+	// A marker no other process has: the sleeps' duration, given as an
+	// argument (the program's own text must not match it).
+	marker := fmt.Sprintf("3600.%d", os.Getpid())
+	prog := strings.Join(funcs, "\n") + `
+m="sleep $1"
+for round in $(seq 1 20); do
+	( while :; do sh -c "$m" & sleep 0.01; done ) &
+	sleep 0.$((RANDOM % 3 + 1))
+	stop_tree $!
+	sleep 0.2
+	if pgrep -f "$m" >/dev/null; then echo "round $round: left running"; pkill -f "$m"; fi
+done 2>/dev/null
+`
+	t.Cleanup(func() { _ = exec.Command("pkill", "-f", "sleep "+marker).Run() })
+	out, err := exec.Command("bash", "-c", prog, "stop_tree", marker).CombinedOutput()
+	if err != nil || len(bytes.TrimSpace(out)) != 0 {
+		t.Fatalf("stop_tree left processes of the tree running (%v):\n%s", err, out)
+	}
 }

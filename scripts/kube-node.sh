@@ -577,26 +577,48 @@ up_exit() {
 	down >&2
 }
 
-# stop_tree PID: PID and every process below it, TERM then KILL.
+# stop_tree PID: PID and every process below it, TERM then KILL. The tree
+# is frozen first (freeze_tree): a shell in it that is not stopped forks
+# on (a wait_for's kubectl every quarter second), and a child forked after
+# the tree was listed would outlive the kill.
 stop_tree() {
-	local pids p i
-	pids=$(tree_of "$1")
+	local pids i
+	pids=$(freeze_tree "$1")
 	[ -n "$pids" ] || return 0
 	# shellcheck disable=SC2086
 	kill -TERM $pids 2>/dev/null || true
+	# A stopped process takes its TERM once it is continued.
+	# shellcheck disable=SC2086
+	kill -CONT $pids 2>/dev/null || true
+	# Gone, or a zombie (dead, its parent not yet told: init reaps the
+	# orphans in its own time).
 	for ((i = 0; i < 20; i++)); do
-		for p in $pids; do alive "$p" && break; p=; done
-		[ -n "$p" ] || return 0
+		ps -o stat= -p "${pids// /,}" 2>/dev/null | grep -qv '^Z' || return 0
 		sleep 0.25
 	done
 	# shellcheck disable=SC2086
 	kill -KILL $pids 2>/dev/null || true
 }
-tree_of() {
-	local c
-	alive "$1" || return 0
-	for c in $(pgrep -P "$1"); do tree_of "$c"; done
-	echo "$1"
+
+# freeze_tree PID: stops (SIGSTOP) PID, then the children of what is
+# stopped, from the process table read again, until a reading finds none
+# that is not: a stopped process forks no more, so the tree then holds
+# still. Prints the PIDs stopped.
+freeze_tree() {
+	local stopped pid ppid new
+	kill -STOP "$1" 2>/dev/null || return 0
+	stopped=" $1 "
+	while :; do
+		new=
+		while read -r pid ppid; do
+			[[ $stopped == *" $ppid "* && $stopped != *" $pid "* ]] || continue
+			! kill -STOP "$pid" 2>/dev/null || new+="$pid "
+		done < <(ps -e -o pid=,ppid=)
+		[ -n "$new" ] || break
+		stopped+="$new"
+	done
+	# shellcheck disable=SC2086 # one line of PIDs, the padding dropped
+	echo $stopped
 }
 
 # prometheus: Prometheus in the node, in the namespace monitoring
