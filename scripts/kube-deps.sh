@@ -24,8 +24,12 @@ set -uo pipefail
 KUBE_VERSION=v1.34.2 # e2e/kubeplane's go.mod pins the same
 COREDNS_VERSION=${COREDNS_VERSION:-v1.15.0}
 # Prometheus 3.16.0 (its Go module numbers v3.16 as v0.316): Debian's 2.42
-# is built without Kubernetes discovery.
+# is built without Kubernetes discovery. Built with Kubernetes discovery
+# alone (Prometheus's own build tags; the node's configuration uses no
+# other): the others' cloud SDKs (Azure's network client, Google's compute)
+# are its slowest packages to compile.
 PROMETHEUS_MODULE_VERSION=v0.316.0
+PROMETHEUS_GOFLAGS="-mod=mod -tags=remove_all_sd,enable_kubernetes_sd"
 METRICS_SERVER_VERSION=v0.8.0
 # The newest kube-router the module proxy serves (v2.4 and later: refused);
 # docs/deploy.md says which flaws are reported for it and why none reaches
@@ -46,7 +50,7 @@ if [ "${1:-}" = prefetch ]; then
 			k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubelet \
 			k8s.io/kubernetes/cmd/kube-proxy k8s.io/kubernetes/cmd/kubectl >/dev/null 2>&1) &
 	for p in "coredns github.com/coredns/coredns@${COREDNS_VERSION}" \
-		"prometheus github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION} -mod=mod" \
+		"prometheus github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION} ${PROMETHEUS_GOFLAGS}" \
 		"metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION} -mod=mod" \
 		"kube-router github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION} -mod=mod"; do
 		read -r name pkg goflags <<<"$p"
@@ -114,7 +118,7 @@ from_proxy() {
 	from_proxy coredns "github.com/coredns/coredns@${COREDNS_VERSION}" "" ""
 "$kube_bin/prometheus" --version 2>/dev/null | grep -q "version ${PROMETHEUS_VERSION}" ||
 	from_proxy prometheus "github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION}" \
-		"-X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION}" -mod=mod
+		"-X github.com/prometheus/common/version.Version=${PROMETHEUS_VERSION}" "${PROMETHEUS_GOFLAGS}"
 "$kube_bin/metrics-server" --version 2>/dev/null | grep -qx "${METRICS_SERVER_VERSION}" ||
 	from_proxy metrics-server "sigs.k8s.io/metrics-server/cmd/metrics-server@${METRICS_SERVER_VERSION}" \
 		"-X k8s.io/client-go/pkg/version.gitVersion=${METRICS_SERVER_VERSION}" -mod=mod
