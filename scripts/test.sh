@@ -8,8 +8,9 @@
 #      none;
 #   2. the e2e module, which waits on processes, containers and a node about
 #      half its time, beside every other module's tests.
-# Each background half's lines are prefixed with its name. Every step runs
-# to its end and the script fails if any did, saying which.
+# Each background step's lines are prefixed with its name, and every step
+# says how long it took. Every step runs to its end and the script fails if
+# any did, saying which.
 #
 # -vet=off: make lint has already run go vet over every module (a superset
 # of the checks go test runs).
@@ -34,23 +35,36 @@ prefixed() {
 	return "${PIPESTATUS[0]}"
 }
 
-prefixed test-deps "$MAKE" --no-print-directory test-deps &
+# timed NAME CMD...: run CMD, then say how long it took and whether it failed.
+timed() {
+	local name=$1 start=$SECONDS rc=0
+	shift
+	"$@" || rc=$?
+	echo "make test: $name took $((SECONDS - start)) s$( ((rc == 0)) || echo ", failed")"
+	return "$rc"
+}
+
+start=$SECONDS
+prefixed test-deps timed test-deps "$MAKE" --no-print-directory test-deps &
 deps=$!
 for step in lint test-modules; do
-	"$MAKE" --no-print-directory "$step" || failed+=("$step")
+	timed "$step" "$MAKE" --no-print-directory "$step" || failed+=("$step")
 done
 wait "$deps" || failed+=(test-deps)
+echo "make test: the first half took $((SECONDS - start)) s"
 stop_if_failed
 
+start=$SECONDS
 gotest() { (cd "$1" && $GO test -race -vet=off -count=1 -timeout 45m ./...); }
-prefixed e2e gotest e2e &
+prefixed e2e timed e2e gotest e2e &
 e2e=$!
 for d in $($GO list -m -f '{{.Dir}}'); do
 	[ "$d" = "$PWD/e2e" ] && continue
 	name=${d#"$PWD"} && name=${name#/} && name=${name:-.}
 	echo "== $name"
-	gotest "$d" || failed+=("$name")
+	timed "$name" gotest "$d" || failed+=("$name")
 done
 wait "$e2e" || failed+=(e2e)
+echo "make test: the second half took $((SECONDS - start)) s"
 stop_if_failed
 echo "make test: every module passed"
