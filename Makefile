@@ -103,9 +103,10 @@ ifeq ($(COVER),)
 	@docker image ls --format '{{.Repository}}:{{.Tag}} {{.Size}}' $(IMAGE_PREFIX)/showcase-replay:$(SHOWCASE_TAG)
 endif
 
-## test-release: the release rehearsed as a user meets it (e2e TestRelease, build tag release): make release-snapshot, release-images against a registry on loopback, signed and verified, release-chart; not in make test, whose 70 minutes its builds would break (RELEASING.md)
+## test-release: the release rehearsed as a user meets it (e2e TestRelease, build tag release; as root): make release-snapshot, release-images against a registry on loopback, signed and verified, release-chart, the chart installed from there on kube-up's node; not in make test, whose 70 minutes its builds would break (RELEASING.md)
 test-release:
 	@./scripts/release-deps.sh
+	@./scripts/kube-deps.sh
 	cd e2e && $(GO) test -tags release -count=1 -timeout 90m -run '^TestRelease$$' -v .
 
 ## release-snapshot: rehearse a release (goreleaser v2, .goreleaser.yaml, built first if missing): every program for linux, darwin and windows on amd64 and arm64, an archive per platform with LICENSE, README and CHANGELOG, checksums and a CycloneDX SBOM per archive, in dist/ (RELEASING.md)
@@ -158,11 +159,11 @@ compose-up:
 compose-down:
 	$(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml down -v --remove-orphans
 
-## kube-up: a real single-node Kubernetes on this machine (as root; builds the images): OVERLAY (base, embedded, defects-off), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090)
+## kube-up: a real single-node Kubernetes on this machine (as root; builds the images): OVERLAY (base, embedded, defects-off; none: the node alone, for the Helm chart), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090); REGISTRY=10.243.255.1:PORT lets it pull from a registry there
 OVERLAY ?= base
 kube-up: images
 	@./scripts/kube-deps.sh
-	OVERLAY=$(OVERLAY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
+	OVERLAY=$(OVERLAY) REGISTRY=$(REGISTRY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
 
 ## kube-prometheus: Prometheus in the node of kube-up, discovering the Pods itself (deploy/k8s/prometheus); its API on 127.0.0.1:PROM_PORT (9099)
 kube-prometheus:

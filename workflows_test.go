@@ -12,7 +12,8 @@ import (
 // The GitHub Actions workflows pass actionlint (built pinned by
 // scripts/release-deps.sh, which make test runs), every action they use is
 // pinned by its commit (as go-httpbin's and the OpenSSF's scorecard ask),
-// CI runs exactly .ci/run, and a release runs exactly make release.
+// CI runs exactly .ci/run, and a release runs exactly make release, once
+// its rehearsal (make test-release) has passed.
 func TestWorkflows(t *testing.T) {
 	files, err := filepath.Glob(".github/workflows/*.yml")
 	if err != nil || len(files) != 2 {
@@ -33,6 +34,8 @@ func TestWorkflows(t *testing.T) {
 	}
 	for _, c := range [][2]string{
 		{".github/workflows/ci.yml", "bash .ci/run"},
+		{".github/workflows/release.yml", "env \"PATH=$PATH\" make test-release\n"},
+		{".github/workflows/release.yml", "needs: rehearse\n"},
 		{".github/workflows/release.yml", "run: make release\n"},
 		{".github/workflows/release.yml", "run: make release-images "},
 		{".github/workflows/release.yml", "run: make release-chart "},

@@ -51,7 +51,7 @@ func TestKubeNodeConfiguration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	extra := []string{"KUBE_USER=lint", "KUBE_TOKEN=0123", "NAMESPACE=lint", "CA_BUNDLE=Y2E="}
+	extra := []string{"KUBE_USER=lint", "KUBE_TOKEN=0123", "NAMESPACE=lint", "CA_BUNDLE=Y2E=", "REGISTRY=10.243.255.1:5000"}
 	unfilled := regexp.MustCompile(`\$\{?[A-Za-z_]`)
 	rendered := map[string][]byte{}
 	for _, e := range entries {

@@ -6,6 +6,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -18,6 +19,9 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 // releasedImages are the programs a release publishes an image of.
@@ -53,6 +57,7 @@ func startRegistry(t *testing.T, addr, root string) (stop func()) {
 		})
 	}
 	t.Cleanup(stop)
+	registryRoots[addr] = root
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get("http://" + addr + "/v2/")
@@ -225,4 +230,155 @@ func checkChart(t *testing.T, clone, reg, tag string) {
 			t.Errorf("the chart in the registry says no %q:\n%s", want, out)
 		}
 	}
+}
+
+// checkChartOnNode: on make kube-up's node (OVERLAY=none: nothing loaded
+// but its pause image, REGISTRY: containerd may pull from the registry on
+// the host's end of the node's link), helm installs the chart from the
+// registry into a namespace of its own (not default) enforcing PodSecurity
+// restricted, every image by digest; the Pods run those digests; the
+// endpoint suite passes through the chart's Service; helm test passes;
+// helm uninstall leaves nothing of the release; and after kube-down the
+// machine is as before.
+func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) {
+	if os.Geteuid() != 0 {
+		need(t, "the single-node cluster needs root (namespaces, cgroups, iptables)")
+	}
+	if exec.Command("docker", "info").Run() != nil {
+		need(t, "no Docker engine answers")
+	}
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "metrics-server", "kube-router"} {
+		if _, err := os.Stat(filepath.Join(kubeBinDir(), c)); err != nil {
+			need(t, c+" is not built (scripts/kube-deps.sh builds it from the Go module proxy)")
+		}
+	}
+	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
+		need(t, "a node is up already (make kube-down first): "+string(out))
+	}
+	helm := requireTool(t, "helm")
+	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
+	before := hostState(t)
+	nodeTag := fmt.Sprintf("e2e-helm-%d", os.Getpid())
+	const hostIP = "10.243.255.1" // the host's end of the node's link (kube-node.sh)
+	nodeReg := hostIP + ":" + freePort(t)
+	t.Cleanup(func() {
+		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
+			t.Errorf("kube-down: %v\n%s", err, out)
+		}
+		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay", "pause"} {
+			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+nodeTag).Run()
+		}
+	})
+	start := time.Now()
+	out := run(t, nil, "make", "-C", "..", "kube-up", "OVERLAY=none", "REGISTRY="+nodeReg, "SHOWCASE_TAG="+nodeTag, "PORT="+freePort(t), "ADMIN_PORT="+freePort(t))
+	t.Logf("kube-up OVERLAY=none: %s", time.Since(start).Round(time.Second))
+	if !strings.Contains(out, "pulling from "+nodeReg) {
+		t.Errorf("kube-up does not say where the node pulls from:\n%s", out)
+	}
+	// The same registry's storage, served where the node reaches it.
+	stopNodeReg := startRegistry(t, nodeReg, registryRoot(t, reg))
+
+	env := []string{"KUBECONFIG=" + kubeNodeRoot + "/admin.kubeconfig"}
+	const ns, rel = "showcase-helm", "showcase"
+	node := kubeNode{}
+	node.kubectlIn(t, ns, renderNodeFile(t, "namespace.yaml", "NAMESPACE="+ns), "apply", "--server-side", "-f", "-")
+	args := []string{"install", rel, "oci://" + reg + "/charts/defect-showcase", "--version", strings.TrimPrefix(tag, "v"), "--plain-http",
+		"-n", ns, "--wait", "--timeout", "5m", "--set", "image.repository=" + nodeReg + "/defect-showcase"}
+	for prog, d := range digests {
+		args = append(args, "--set", "image.digests."+prog+"="+d)
+	}
+	out = run(t, env, helm, args...)
+	if strings.Contains(strings.ToLower(out), "warning") {
+		t.Errorf("helm install warned:\n%s", out)
+	}
+	pods := node.kubectlIn(t, ns, nil, "get", "pods", "-o", `jsonpath={range .items[*]}{.metadata.labels.app\.kubernetes\.io/name} {.spec.containers[0].image} {.status.containerStatuses[0].imageID}{"\n"}{end}`)
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(pods), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			t.Errorf("pod line %q", line)
+			continue
+		}
+		seen[f[0]] = true
+		want := nodeReg + "/defect-showcase/" + f[0] + "@" + digests[f[0]]
+		if f[1] != want || !strings.HasSuffix(f[2], "@"+digests[f[0]]) {
+			t.Errorf("%s runs %s (%s), want %s by digest", f[0], f[1], f[2], want)
+		}
+	}
+	for _, p := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc"} {
+		if !seen[p] {
+			t.Errorf("no Pod of %s: %s", p, pods)
+		}
+	}
+
+	port := freePort(t)
+	pf := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), "--kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-n", ns, "port-forward", "--address", "127.0.0.1", "svc/"+rel+"-gateway", port+":8080")
+	if err := pf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pf.Process.Kill(); _ = pf.Wait() }()
+	base := "http://127.0.0.1:" + port
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/openapi.yaml")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the chart's Service, forwarded: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Run("suite", func(t *testing.T) { suite.RunFor(t, base, &http.Client{Timeout: time.Minute}, catalogue.All()) })
+
+	// The test Pod (showcase-replay -check: it exits non-zero unless every
+	// planted defect's requests are answered) is deleted once it succeeds
+	// (hook-succeeded), so its logs cannot be asked for (--logs); one that
+	// fails stays, to be read.
+	out = run(t, env, helm, "test", rel, "-n", ns, "--timeout", "3m")
+	if !strings.Contains(out, "TEST SUITE:     "+rel+"-test") || !strings.Contains(out, "Phase:          Succeeded") {
+		t.Errorf("helm test:\n%s", out)
+	}
+	run(t, env, helm, "uninstall", rel, "-n", ns, "--wait", "--timeout", "3m")
+	// What is left once the Pods' garbage collection and termination are
+	// done: the namespace's own ServiceAccount and CA bundle only.
+	var ours []string
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(time.Second) {
+		left := node.kubectlIn(t, ns, nil, "get", "all,configmaps,secrets,networkpolicies,poddisruptionbudgets,horizontalpodautoscalers,serviceaccounts,endpointslices", "-o", "name")
+		ours = ours[:0]
+		for _, l := range strings.Fields(left) {
+			if l != "serviceaccount/default" && l != "configmap/kube-root-ca.crt" {
+				ours = append(ours, l)
+			}
+		}
+		if len(ours) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(ours) > 0 {
+		t.Errorf("helm uninstall left %v", ours)
+	}
+	if out := run(t, env, helm, "list", "-n", ns, "-a", "-q"); strings.TrimSpace(out) != "" {
+		t.Errorf("helm list after uninstall: %s", out)
+	}
+
+	stopNodeReg()
+	down := run(t, nil, "make", "-C", "..", "kube-down")
+	if d := diffStates(before, hostState(t)); d != "" {
+		t.Fatalf("after kube-down the machine differs from before kube-up:\n%s\n%s", d, down)
+	}
+}
+
+// registryRoot is the storage directory of the registry at addr that
+// startRegistry started: the one its process was given.
+var registryRoots = map[string]string{}
+
+func registryRoot(t *testing.T, addr string) string {
+	t.Helper()
+	r, ok := registryRoots[addr]
+	if !ok {
+		t.Fatalf("no registry started on %s", addr)
+	}
+	return r
 }

@@ -31,8 +31,9 @@ var released = []string{"gateway", "security-svc", "errors-svc", "conformance-sv
 // repository: make release-snapshot's archives, checksums and SBOMs
 // (checkSnapshot); make release-images' multi-arch images pushed to a real
 // registry on loopback, signed with cosign and their SBOMs attested
-// (checkReleaseImages); and make release-chart's OCI chart pushed there
-// and read back (checkChart).
+// (checkReleaseImages); make release-chart's OCI chart pushed there; and that
+// chart installed from the registry on make kube-up's node, which pulls
+// the images by digest (checkChartOnNode).
 func TestRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every program for six platforms")
@@ -52,10 +53,13 @@ func TestRelease(t *testing.T) {
 	if !t.Run("images", func(t *testing.T) { images = checkReleaseImages(t, clone, reg, tag) }) {
 		return
 	}
-	t.Run("chart", func(t *testing.T) { checkChart(t, clone, reg, tag) })
 	if len(images) != len(releasedImages) {
 		t.Errorf("images pushed: %v", images)
 	}
+	if !t.Run("chart", func(t *testing.T) { checkChart(t, clone, reg, tag) }) {
+		return
+	}
+	t.Run("the chart installed on the node from the registry", func(t *testing.T) { checkChartOnNode(t, reg, tag, images) })
 }
 
 // releaseSnapshot runs make release-snapshot in a clone of the

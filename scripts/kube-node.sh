@@ -5,7 +5,11 @@
 #   kube-node.sh up      bring the node up, load the images, apply OVERLAY,
 #                        wait until every Deployment is Available, forward
 #                        one gateway Pod's API to 127.0.0.1:PORT and its
-#                        admin port to 127.0.0.1:ADMIN_PORT
+#                        admin port to 127.0.0.1:ADMIN_PORT; OVERLAY=none:
+#                        the node alone, no image but its pause loaded, for
+#                        a workload installed otherwise (the Helm chart);
+#                        REGISTRY=HOST_IP:PORT: containerd may pull from
+#                        that registry (registry-hosts.toml)
 #   kube-node.sh down    stop and remove everything up made
 #   kube-node.sh status  say whether it is up, and where
 #   kube-node.sh prometheus      run Prometheus in the node (deploy/k8s/prometheus),
@@ -50,6 +54,7 @@ KUBE_VERSION=v1.34.2
 ROOT=${SHOWCASE_KUBE_ROOT:-/var/lib/defect-showcase-kube}
 BIN=${SHOWCASE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/defect-showcase/kube-$KUBE_VERSION}
 OVERLAY=${OVERLAY:-base}
+REGISTRY=${REGISTRY:-}
 PORT=${PORT:-8080}
 ADMIN_PORT=${ADMIN_PORT:-9090}
 PROM_PORT=${PROM_PORT:-9099}
@@ -80,8 +85,8 @@ CONF=$repo/deploy/kube-node
 # kubectl this script starts.
 export KUBECACHEDIR=$ROOT/kube-cache
 # The names render fills in.
-export ROOT NODE NODE_IP HOST_IP POD_CIDR SVC_CIDR PREFIX TAG CGROUP
-RENDERED='${ROOT} ${NODE} ${NODE_IP} ${HOST_IP} ${POD_CIDR} ${SVC_CIDR} ${PREFIX} ${TAG} ${CGROUP} ${KUBE_USER} ${KUBE_TOKEN} ${NAMESPACE} ${CA_BUNDLE}'
+export ROOT NODE NODE_IP HOST_IP POD_CIDR SVC_CIDR PREFIX TAG CGROUP REGISTRY
+RENDERED='${ROOT} ${NODE} ${NODE_IP} ${HOST_IP} ${POD_CIDR} ${SVC_CIDR} ${PREFIX} ${TAG} ${CGROUP} ${KUBE_USER} ${KUBE_TOKEN} ${NAMESPACE} ${CA_BUNDLE} ${REGISTRY}'
 
 say() { echo "kube-node: $*" >&2; }
 die() {
@@ -169,6 +174,13 @@ port_taken() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 recorded() { sed -n "s/^$1=//p" "$ROOT/up" 2>/dev/null | head -n 1; }
 
 status() {
+	if is_up && [ "$(recorded overlay)" = none ]; then
+		local reg
+		reg=$(recorded registry)
+		echo "kube-node: up (no workload, OVERLAY=none; Kubernetes $KUBE_VERSION)${reg:+, pulling from $reg}"
+		echo "KUBECONFIG=$ROOT/admin.kubeconfig"
+		return 0
+	fi
 	if is_up; then
 		echo "kube-node: up (overlay $(recorded overlay), Kubernetes $KUBE_VERSION): API http://127.0.0.1:$(recorded port), admin http://127.0.0.1:$(recorded admin_port) (Pod $(recorded pod))"
 		[ -z "$(recorded prom_port)" ] || echo "kube-node: Prometheus http://127.0.0.1:$(recorded prom_port)"
@@ -337,6 +349,11 @@ runtime() {
 	mkdir -p "$ROOT/cni/net.d"
 	render cni.conflist >"$ROOT/cni/net.d/10-showcase.conflist"
 	render containerd.toml >"$ROOT/containerd.toml"
+	mkdir -p "$ROOT/registry.d"
+	if [ -n "$REGISTRY" ]; then
+		mkdir -p "$ROOT/registry.d/$REGISTRY"
+		render registry-hosts.toml >"$ROOT/registry.d/$REGISTRY/hosts.toml"
+	fi
 	start containerd containerd --config "$ROOT/containerd.toml"
 	wait_for containerd 30 ctr --address "$ROOT/containerd.sock" version
 }
@@ -367,6 +384,10 @@ image_ours() { docker image inspect -f "{{index .Config.Labels \"$IMAGE_LABEL\"}
 images() {
 	build_image "$PREFIX/pause:$TAG" --target prebuilt --build-arg SERVICE=showcase-pause "$repo"
 	local imgs=("$PREFIX/pause:$TAG") svc
+	if [ "$OVERLAY" = none ]; then
+		load "${imgs[@]}"
+		return
+	fi
 	# The workload's, and for trials as Jobs the agent's and the reference
 	# tool's: a node with no registry runs what it was given.
 	for svc in gateway security-svc errors-svc conformance-svc performance-svc showcase-agent showcase-replay; do
@@ -492,6 +513,7 @@ up() {
 	[ "$PORT" != "$ADMIN_PORT" ] || die "PORT and ADMIN_PORT are the same"
 	[[ $TAG =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || die "$TAG is not an image tag"
 	[[ $PREFIX =~ ^[a-z0-9]+([._/-][a-z0-9]+)*$ ]] || die "$PREFIX is not an image name"
+	[[ -z $REGISTRY || $REGISTRY =~ ^${HOST_IP//./\\.}:[0-9]+$ ]] || die "REGISTRY $REGISTRY: the node reaches only the host's end of its link, $HOST_IP:PORT"
 	! ip link show "$HOST_IF" >/dev/null 2>&1 || die "a link $HOST_IF exists already: another node? (make kube-down)"
 	# The link's /30 must be free here (the Pods' and Services' ranges live only inside the node).
 	[ -z "$(ip -4 route show to match "$NODE_IP" | grep -v '^default')" ] || die "$NODE_IP is routed on this machine already: the node's link $HOST_IP/30 would clash"
@@ -543,6 +565,10 @@ up_steps() {
 	metrics
 	stage firewall
 	firewall
+	if [ "$OVERLAY" = none ]; then
+		printf '%s\n' "overlay=none" "tag=$TAG" "prefix=$PREFIX" "registry=$REGISTRY" >"$ROOT/up"
+		return
+	fi
 	stage workload
 	workload
 	stage forward
