@@ -86,23 +86,7 @@ func nodeScript(t *testing.T, args ...string) string {
 // Kubernetes writes (with their files) are as before, and a second kube-up
 // works.
 func TestKubernetesNode(t *testing.T) {
-	if os.Geteuid() != 0 {
-		need(t, "the single-node cluster needs root (namespaces, cgroups, iptables)")
-	}
-	if exec.Command("docker", "info").Run() != nil {
-		need(t, "no Docker engine answers")
-	}
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "metrics-server", "kube-router"} {
-		if _, err := os.Stat(filepath.Join(kubeBinDir(), c)); err != nil {
-			need(t, c+" is not built (scripts/kube-deps.sh builds it from the Go module proxy)")
-		}
-	}
-	for _, c := range []string{"containerd", "ctr", "runc", "tcpdump", "etcd", "nsenter", "ipset", "envsubst"} {
-		requireTool(t, c)
-	}
-	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
-		need(t, "a node is up already (make kube-down first): "+string(out))
-	}
+	requireKubeNode(t)
 
 	tag := fmt.Sprintf("e2e-kube-%d", os.Getpid())
 	// Every kubectl the test starts keeps its cache with the node, as
@@ -866,5 +850,29 @@ func triggersOf(t *testing.T, results string) map[catalogue.ID]int {
 		if triggered {
 			n[id]++
 		}
+	}
+}
+
+// requireKubeNode: what make kube-up needs (root, a Docker engine, the
+// node's programs built and its tools installed) and no node up already;
+// skipped without, failed in CI.
+func requireKubeNode(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		need(t, "the single-node cluster needs root (namespaces, cgroups, iptables)")
+	}
+	if exec.Command("docker", "info").Run() != nil {
+		need(t, "no Docker engine answers")
+	}
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "metrics-server", "kube-router"} {
+		if _, err := os.Stat(filepath.Join(kubeBinDir(), c)); err != nil {
+			need(t, c+" is not built (scripts/kube-deps.sh builds it from the Go module proxy)")
+		}
+	}
+	for _, c := range []string{"containerd", "ctr", "runc", "tcpdump", "etcd", "nsenter", "ipset", "envsubst"} {
+		requireTool(t, c)
+	}
+	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
+		need(t, "a node is up already (make kube-down first): "+string(out))
 	}
 }

@@ -241,20 +241,7 @@ func checkChart(t *testing.T, clone, reg, tag string) {
 // helm uninstall leaves nothing of the release; and after kube-down the
 // machine is as before.
 func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) {
-	if os.Geteuid() != 0 {
-		need(t, "the single-node cluster needs root (namespaces, cgroups, iptables)")
-	}
-	if exec.Command("docker", "info").Run() != nil {
-		need(t, "no Docker engine answers")
-	}
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kube-proxy", "kubectl", "coredns", "metrics-server", "kube-router"} {
-		if _, err := os.Stat(filepath.Join(kubeBinDir(), c)); err != nil {
-			need(t, c+" is not built (scripts/kube-deps.sh builds it from the Go module proxy)")
-		}
-	}
-	if out, err := exec.Command("../scripts/kube-node.sh", "status").CombinedOutput(); err == nil {
-		need(t, "a node is up already (make kube-down first): "+string(out))
-	}
+	requireKubeNode(t)
 	helm := requireTool(t, "helm")
 	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
 	before := hostState(t)
