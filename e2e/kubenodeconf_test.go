@@ -262,7 +262,7 @@ func TestKubeNodeStopTree(t *testing.T) {
 	}
 	// The functions stop_tree needs, as the script has them.
 	var funcs []string
-	for _, name := range []string{"alive", "stop_tree", "freeze_tree"} {
+	for _, name := range []string{"stop_tree", "freeze_tree"} {
 		m := regexp.MustCompile(`(?ms)^` + name + `\(\) \{.*?^\}$|^` + name + `\(\) \{[^\n]*\}$`).Find(script)
 		if m == nil {
 			t.Fatalf("kube-node.sh has no function %s", name)

@@ -57,7 +57,6 @@ func startRegistry(t *testing.T, addr, root string) (stop func()) {
 		})
 	}
 	t.Cleanup(stop)
-	registryRoots[addr] = root
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		resp, err := http.Get("http://" + addr + "/v2/")
@@ -240,7 +239,7 @@ func checkChart(t *testing.T, clone, reg, tag string) {
 // endpoint suite passes through the chart's Service; helm test passes;
 // helm uninstall leaves nothing of the release; and after kube-down the
 // machine is as before.
-func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) {
+func checkChartOnNode(t *testing.T, reg, regRoot, tag string, digests map[string]string) {
 	requireKubeNode(t)
 	helm := requireTool(t, "helm")
 	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
@@ -262,8 +261,9 @@ func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) 
 	if !strings.Contains(out, "pulling from "+nodeReg) {
 		t.Errorf("kube-up does not say where the node pulls from:\n%s", out)
 	}
-	// The same registry's storage, served where the node reaches it.
-	stopNodeReg := startRegistry(t, nodeReg, registryRoot(t, reg))
+	// The same registry's storage (regRoot, reg's), served where the node
+	// reaches it.
+	stopNodeReg := startRegistry(t, nodeReg, regRoot)
 
 	env := []string{"KUBECONFIG=" + kubeNodeRoot + "/admin.kubeconfig"}
 	const ns, rel = "showcase-helm", "showcase"
@@ -355,17 +355,4 @@ func checkChartOnNode(t *testing.T, reg, tag string, digests map[string]string) 
 	if d := diffStates(before, hostState(t)); d != "" {
 		t.Fatalf("after kube-down the machine differs from before kube-up:\n%s\n%s", d, down)
 	}
-}
-
-// registryRoot is the storage directory of the registry at addr that
-// startRegistry started: the one its process was given.
-var registryRoots = map[string]string{}
-
-func registryRoot(t *testing.T, addr string) string {
-	t.Helper()
-	r, ok := registryRoots[addr]
-	if !ok {
-		t.Fatalf("no registry started on %s", addr)
-	}
-	return r
 }

@@ -48,7 +48,8 @@ func TestRelease(t *testing.T) {
 	// commit all digits would be a number with a leading zero).
 	tag := version + "-snapshot.g" + shortCommit(t, clone)
 	reg := "127.0.0.1:" + freePort(t)
-	startRegistry(t, reg, t.TempDir())
+	regRoot := t.TempDir()
+	startRegistry(t, reg, regRoot)
 	var images map[string]string
 	if !t.Run("images", func(t *testing.T) { images = checkReleaseImages(t, clone, reg, tag) }) {
 		return
@@ -59,7 +60,7 @@ func TestRelease(t *testing.T) {
 	if !t.Run("chart", func(t *testing.T) { checkChart(t, clone, reg, tag) }) {
 		return
 	}
-	t.Run("the chart installed on the node from the registry", func(t *testing.T) { checkChartOnNode(t, reg, tag, images) })
+	t.Run("the chart installed on the node from the registry", func(t *testing.T) { checkChartOnNode(t, reg, regRoot, tag, images) })
 }
 
 // releaseSnapshot runs make release-snapshot in a clone of the
