@@ -159,11 +159,11 @@ compose-up:
 compose-down:
 	$(COMPOSE) -p $(COMPOSE_PROJECT_NAME) -f deploy/compose.yaml down -v --remove-orphans
 
-## kube-up: a real single-node Kubernetes on this machine (as root; builds the images): OVERLAY (base, embedded, defects-off; none: the node alone, for the Helm chart), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090); REGISTRY=10.243.255.1:PORT lets it pull from a registry there
+## kube-up: a real Kubernetes on this machine (as root; builds the images): NODES (1: the control plane's node alone; 3: and two workers), OVERLAY (base, embedded, defects-off; none: the nodes alone, for the Helm chart), API on 127.0.0.1:PORT (8080), admin on 127.0.0.1:ADMIN_PORT (9090); REGISTRY=10.243.255.1:PORT lets it pull from a registry there (NODES=1)
 OVERLAY ?= base
 kube-up: images
 	@./scripts/kube-deps.sh
-	OVERLAY=$(OVERLAY) REGISTRY=$(REGISTRY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
+	NODES=$(or $(NODES),1) OVERLAY=$(OVERLAY) REGISTRY=$(REGISTRY) PORT=$(PORT) ADMIN_PORT=$(or $(ADMIN_PORT),9090) SHOWCASE_TAG=$(SHOWCASE_TAG) IMAGE_PREFIX=$(IMAGE_PREFIX) ./scripts/kube-node.sh up
 
 ## kube-prometheus: Prometheus in the node of kube-up, discovering the Pods itself (deploy/k8s/prometheus); its API on 127.0.0.1:PROM_PORT (9099)
 kube-prometheus:

@@ -162,7 +162,7 @@ func TestKubernetesNode(t *testing.T) {
 			t.Run("exposure", func(t *testing.T) { kubeExposure(t, node, active, name == "base") })
 			t.Run("the live board", func(t *testing.T) { checkBoard(t, client, node.admin, name != "embedded") })
 			if name == "base" {
-				t.Run("nothing leaves the node", func(t *testing.T) { kubeEgress(t, node) })
+				t.Run("nothing leaves the node", func(t *testing.T) { kubeEgress(t, node, "") })
 				t.Run("the NetworkPolicies are enforced", func(t *testing.T) { kubePolicies(t, node) })
 				t.Run("Prometheus discovers the Pods and reads back a load", func(t *testing.T) { kubeScraped(t, node) })
 				t.Run("the autoscaler scales the gateway up and back", func(t *testing.T) { kubeAutoscaled(t, node) })
@@ -416,10 +416,12 @@ func runProbe(t *testing.T, node kubeNode, name string, args ...string) probeRes
 // probeRuns counts the probe Pods run, to name each apart.
 var probeRuns int
 
-// probePod is where a netprobe Pod runs, and with which labels.
+// probePod is where a netprobe Pod runs, and with which labels: on the
+// node named (any, where none is).
 type probePod struct {
 	name, namespace string
 	labels          map[string]string
+	node            string
 }
 
 // runProbeAs runs netprobe in the Pod p (its namespace PodSecurity
@@ -433,12 +435,16 @@ func runProbeAs(t *testing.T, node kubeNode, p probePod, args ...string) probeRe
 	nodeScript(t, "load", node.probe)
 	quoted, _ := json.Marshal(args)
 	labels, _ := json.Marshal(p.labels)
+	onNode := ""
+	if p.node != "" {
+		onNode = "\n  nodeName: " + p.node
+	}
 	pod := fmt.Sprintf(`apiVersion: v1
 kind: Pod
 metadata:
   name: %s
   labels: %s
-spec:
+spec:%s
   restartPolicy: Never
   automountServiceAccountToken: false
   securityContext:
@@ -454,7 +460,7 @@ spec:
         allowPrivilegeEscalation: false
         readOnlyRootFilesystem: true
         capabilities: {drop: [ALL]}
-`, p.name, labels, node.probe, quoted)
+`, p.name, labels, onNode, node.probe, quoted)
 	if out := node.kubectlIn(t, p.namespace, []byte(pod), "apply", "-f", "-"); strings.Contains(strings.ToLower(out), "warning") {
 		t.Errorf("the probe Pod warned: %s", out)
 	}
@@ -468,31 +474,42 @@ spec:
 	return r
 }
 
-var fenceDrop = regexp.MustCompile(`(?m)^\s*(\d+)\s+\d+\s+DROP\b.*pod traffic never leaves the node`)
+var fenceDrop = regexp.MustCompile(`(?m)^\s*(\d+)\s+\d+\s+DROP\b.*pod traffic never leaves the cluster`)
 
-// fenceDropped is the packet count of the fence's DROP rule in the node.
-func fenceDropped(t *testing.T) int {
+// fenceDropped is the packet count of the fence's DROP rule on the node
+// named (the control plane's, where none is).
+func fenceDropped(t *testing.T, on string) int {
 	t.Helper()
-	out := nodeScript(t, "exec", "iptables", "-w", "-t", "raw", "-L", "SHOWCASE-FENCE", "-v", "-x", "-n")
+	out := nodeScript(t, onNode(on, "iptables", "-w", "-t", "raw", "-L", "SHOWCASE-FENCE", "-v", "-x", "-n")...)
 	m := fenceDrop.FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("no fence DROP rule in the node:\n%s", out)
+		t.Fatalf("no fence DROP rule in the node %s:\n%s", on, out)
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
 }
 
-// kubeEgress: a Pod sends DNS queries and TCP connections to an address
-// outside the cluster (TEST-NET-3, which no one answers); the node's fence
-// drops every one (its counter grows by at least as many packets), a
-// capture on every host interface sees none of them, and the node has no
-// default route. The same Pod resolves a Service's name through the
-// cluster's DNS, and a name outside the cluster is answered "not found" by
-// it, with no forward.
-func kubeEgress(t *testing.T, node kubeNode) {
+// onNode are kube-node.sh's arguments to run cmd on the node named: exec
+// on the control plane's node (where none is), on NODE on another.
+func onNode(name string, cmd ...string) []string {
+	if name == "" {
+		return append([]string{"exec"}, cmd...)
+	}
+	return append([]string{"on", name}, cmd...)
+}
+
+// kubeEgress: a Pod on the node named (the control plane's, where none
+// is) sends DNS queries and TCP connections to an address outside the
+// cluster (TEST-NET-3, which no one answers); that node's fence drops
+// every one (its counter grows by at least as many packets), a capture on
+// every host interface sees none of them, and the node has no default
+// route. The same Pod resolves a Service's name through the cluster's
+// DNS, and a name outside the cluster is answered "not found" by it, with
+// no forward.
+func kubeEgress(t *testing.T, node kubeNode, on string) {
 	const outside, tries = "203.0.113.7", 3
-	if routes := nodeScript(t, "exec", "ip", "route", "show", "default"); strings.TrimSpace(routes) != "" {
-		t.Errorf("the node has a default route: %s", routes)
+	if routes := nodeScript(t, onNode(on, "ip", "route", "show", "default")...); strings.TrimSpace(routes) != "" {
+		t.Errorf("the node %s has a default route: %s", on, routes)
 	}
 	capture := filepath.Join(t.TempDir(), "egress.pcap")
 	tcpdump := exec.Command("tcpdump", "-i", "any", "-n", "-U", "-w", capture, "host "+outside+" or net 10.244.0.0/16")
@@ -511,8 +528,8 @@ func kubeEgress(t *testing.T, node kubeNode) {
 	for !strings.Contains(tcpdumpErr.String(), "listening on") && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	dropped := fenceDropped(t)
-	r := runProbe(t, node, "netprobe-egress", "-outside", outside, "-n", strconv.Itoa(tries))
+	dropped := fenceDropped(t, on)
+	r := runProbeAs(t, node, probePod{name: "netprobe-egress", namespace: "showcase", node: on}, "-outside", outside, "-n", strconv.Itoa(tries))
 	time.Sleep(time.Second) // the capture's last packets, if any
 	stop()
 	seen, err := exec.Command("tcpdump", "-n", "-r", capture).Output()
@@ -522,7 +539,7 @@ func kubeEgress(t *testing.T, node kubeNode) {
 	if s := strings.TrimSpace(string(seen)); s != "" {
 		t.Errorf("packets of the Pod's network or to %s on the host's interfaces:\n%s", outside, s)
 	}
-	after := fenceDropped(t)
+	after := fenceDropped(t, on)
 	if after-dropped < 2*tries {
 		t.Errorf("the fence dropped %d packets, want at least %d (a DNS query and a SYN per try)", after-dropped, 2*tries)
 	}

@@ -2,7 +2,8 @@
 # A real single-node Kubernetes on this machine, for the showcase: `make
 # kube-up` and `make kube-down` call it.
 #
-#   kube-node.sh up      bring the node up, load the images, apply OVERLAY,
+#   kube-node.sh up      bring the node up (NODES=N: and N-1 worker nodes
+#                        beside it), load the images, apply OVERLAY,
 #                        wait until every Deployment is Available, forward
 #                        one gateway Pod's API to 127.0.0.1:PORT and its
 #                        admin port to 127.0.0.1:ADMIN_PORT; OVERLAY=none:
@@ -15,11 +16,13 @@
 #   kube-node.sh prometheus      run Prometheus in the node (deploy/k8s/prometheus),
 #                        discovering the Pods itself; its API forwarded to
 #                        127.0.0.1:PROM_PORT
-#   kube-node.sh load IMAGE...   import Docker images into the node
+#   kube-node.sh load IMAGE...   import Docker images into every node
 #   kube-node.sh exec CMD...     run CMD in the node's network namespace
+#   kube-node.sh on NODE CMD...  run CMD in NODE's namespaces (a worker's too)
 #   kube-node.sh restart NAME    stop one of the node's daemons and start it
-#                        again as up did (kube-router, metrics-server,
-#                        kube-scheduler, kube-controller-manager)
+#                        again as up did (kube-router, on every node;
+#                        metrics-server, kube-scheduler,
+#                        kube-controller-manager)
 #   kube-node.sh render FILE     a file of deploy/kube-node as up fills it in
 #
 # The node lives in namespaces of its own, held by one process (the pause
@@ -42,6 +45,17 @@
 # SHOWCASE_KUBE_ROOT (everything on disk). up interrupted (Ctrl-C,
 # SIGTERM, SIGHUP) or failing takes down what it made.
 #
+# NODES=N (default 1) adds N-1 worker nodes, showcase-worker-1 and on, each
+# in namespaces of its own held by its own pause process, with its own
+# containerd, kubelet, kube-proxy, kube-router's firewall and fence, its
+# files under ROOT/nodes/NAME and its cgroups under /defect-showcase/NAME.
+# The nodes are joined by a network of their own (10.243.254.0/24): a
+# bridge in one more namespace (the LAN's, held by a pause process), each
+# node's lan0 a port of it, each node a route to every other node's Pods
+# (10.244.K.0/24 on node K, no overlay, no masquerade). Only the control
+# plane's node has a link to the host; the workers reach the API server and
+# the cluster's DNS at its address, through it.
+#
 # The node's configuration is in files of its own, deploy/kube-node: the
 # programs' flags (*.flags), the kubelet's, kube-proxy's, containerd's,
 # the CNI's and CoreDNS's files, the fence, the RBAC of the node's own
@@ -62,18 +76,30 @@ TAG=${SHOWCASE_TAG:-latest}
 PREFIX=${IMAGE_PREFIX:-defect-showcase}
 NS=showcase
 
+NODES=${NODES:-1}
 NODE=showcase-node
 HOST_IF=showcase-kube # the host's end of the link
 HOST_IP=10.243.255.1
 NODE_IP=10.243.255.2
+CONTROL_IP=$NODE_IP # the control plane's node: the API server, the cluster's DNS
 POD_CIDR=10.244.0.0/24
+CLUSTER_CIDR=10.244.0.0/16 # every node's Pods: node K's are 10.244.K.0/24
+LAN_CIDR=10.243.254.0/24   # the nodes' own network: node K is 10.243.254.(K+1)
 SVC_CIDR=10.96.0.0/16
 SVC_API=10.96.0.1
 CGROUP=defect-showcase
+# The node a function works on: the control plane's (K=0) unless node_env
+# set another's. NODE_ROOT holds its own files (pids, logs, containerd, its
+# kubelet's certificate), ROOT what the cluster shares.
+NODE_K=0
+NODE_ROOT=$ROOT
+NODE_CGROUP=$CGROUP
 MARK=.defect-showcase-kube # ROOT is removed only when it holds this file
 # What kubelet rewrites at start (kubeadm's and kind's nodes let it): put back by down.
 SYSCTLS=(kernel.panic kernel.panic_on_oops vm.overcommit_memory vm.panic_on_oom kernel.keys.root_maxkeys kernel.keys.root_maxbytes)
 DAEMONS=(prometheus-forward port-forward kube-router metrics-server kubelet kube-proxy coredns kube-scheduler kube-controller-manager kube-apiserver containerd etcd)
+# A worker's: the node's daemons without the control plane.
+WORKER_DAEMONS=(kube-router kubelet kube-proxy containerd)
 # Paths on the host's own file system that containerd and kubelet write
 # whatever their configuration says (shim sockets and runc state, the CNI
 # cache, the kubelet's device-plugin socket): each is a private tmpfs in the
@@ -85,8 +111,46 @@ CONF=$repo/deploy/kube-node
 # kubectl this script starts.
 export KUBECACHEDIR=$ROOT/kube-cache
 # The names render fills in.
-export ROOT NODE NODE_IP HOST_IP POD_CIDR SVC_CIDR PREFIX TAG CGROUP REGISTRY
-RENDERED='${ROOT} ${NODE} ${NODE_IP} ${HOST_IP} ${POD_CIDR} ${SVC_CIDR} ${PREFIX} ${TAG} ${CGROUP} ${KUBE_USER} ${KUBE_TOKEN} ${NAMESPACE} ${CA_BUNDLE} ${REGISTRY}'
+export ROOT NODE NODE_IP HOST_IP POD_CIDR SVC_CIDR PREFIX TAG CGROUP REGISTRY NODE_ROOT NODE_CGROUP CONTROL_IP CLUSTER_CIDR LAN_CIDR
+RENDERED='${ROOT} ${NODE} ${NODE_IP} ${HOST_IP} ${POD_CIDR} ${SVC_CIDR} ${PREFIX} ${TAG} ${CGROUP} ${KUBE_USER} ${KUBE_TOKEN} ${NAMESPACE} ${CA_BUNDLE} ${REGISTRY} ${NODE_ROOT} ${NODE_CGROUP} ${CONTROL_IP} ${CLUSTER_CIDR} ${LAN_CIDR}'
+
+# node_env K: the variables of node K, for what follows in this (sub)shell:
+# 0 is the control plane's node, 1 to NODES-1 the workers.
+node_env() {
+	NODE_K=$1
+	if (($1 == 0)); then
+		NODE_IP=$CONTROL_IP NODE_CGROUP=$CGROUP
+	else
+		NODE_IP=$(lan_ip "$1") NODE_CGROUP=$CGROUP/$(node_name "$1")
+	fi
+	NODE=$(node_name "$1") NODE_ROOT=$(node_root "$1")
+	POD_CIDR=10.244.$1.0/24
+}
+lan_ip() { echo "10.243.254.$(($1 + 1))"; }
+node_name() { if (($1 == 0)); then echo showcase-node; else echo "showcase-worker-$1"; fi; }
+node_root() { if (($1 == 0)); then echo "$ROOT"; else echo "$ROOT/nodes/$(node_name "$1")"; fi; }
+# on_node K CMD...: CMD with node K's variables, in a subshell.
+on_node() {
+	local k=$1
+	shift
+	(
+		node_env "$k"
+		"$@"
+	)
+}
+# each_node CMD...: CMD on every node in turn, the control plane's first.
+each_node() {
+	local k
+	for ((k = 0; k < NODES; k++)); do on_node "$k" "$@"; done
+}
+# workers_made: the K of each worker whose folder exists (down, load).
+workers_made() {
+	local d
+	for d in "$ROOT"/nodes/showcase-worker-*; do
+		[ -d "$d" ] && echo "${d##*-}"
+	done
+	return 0
+}
 
 say() { echo "kube-node: $*" >&2; }
 die() {
@@ -102,11 +166,13 @@ render() { envsubst "$RENDERED" <"$CONF/$1"; }
 flags() { mapfile -t FLAGS < <(render "$1.flags" | grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$'); }
 # stage WHAT: say which part of up starts now (a test interrupts up at them).
 stage() { say "up: $*"; }
-anchor_pid() { cat "$ROOT/pids/node" 2>/dev/null || true; }
+anchor_pid() { cat "$NODE_ROOT/pids/node" 2>/dev/null || true; }
+lan_pid() { cat "$ROOT/pids/lan" 2>/dev/null || true; }
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
-anchored() { [ "$(readlink "/proc/$(anchor_pid)/exe" 2>/dev/null)" = "$ROOT/bin/pause" ]; }
+anchored() { [ "$(readlink "/proc/${1:-$(anchor_pid)}/exe" 2>/dev/null)" = "$ROOT/bin/pause" ]; }
 is_up() { alive "$(anchor_pid)" && [ -f "$ROOT/up" ]; }
 in_node() { nsenter -t "$(anchor_pid)" -n -m -- "$@"; }
+in_lan() { nsenter -t "$(lan_pid)" -n -- "$@"; }
 
 # start NAME CMD...: a daemon in the node's namespaces, in a session of its
 # own (it outlives make), its output in ROOT/logs/NAME.log. start_host: the
@@ -129,8 +195,8 @@ start_host() {
 	shift
 	# Started in the background by a shell without job control, setsid
 	# need not fork: $! is the daemon's own PID.
-	(exec setsid "$@" </dev/null >>"$ROOT/logs/$name.log" 2>&1) &
-	echo $! >"$ROOT/pids/$name"
+	(exec setsid "$@" </dev/null >>"$NODE_ROOT/logs/$name.log" 2>&1) &
+	echo $! >"$NODE_ROOT/pids/$name"
 }
 
 # wait_for WHAT SECONDS CMD...: until CMD succeeds, or show the logs and fail.
@@ -144,7 +210,8 @@ wait_for() {
 		sleep 0.25
 	done
 	say "$what: not ready after ${limit}s"
-	for f in "$ROOT"/logs/*.log; do
+	for f in "$ROOT"/logs/*.log "$ROOT"/nodes/*/logs/*.log; do
+		[ -f "$f" ] || continue
 		echo "--- $f (end)" >&2
 		tail -n 15 "$f" >&2
 	done
@@ -178,17 +245,26 @@ status() {
 		local reg
 		reg=$(recorded registry)
 		echo "kube-node: up (no workload, OVERLAY=none; Kubernetes $KUBE_VERSION)${reg:+, pulling from $reg}"
+		nodes_said
 		echo "KUBECONFIG=$ROOT/admin.kubeconfig"
 		return 0
 	fi
 	if is_up; then
 		echo "kube-node: up (overlay $(recorded overlay), Kubernetes $KUBE_VERSION): API http://127.0.0.1:$(recorded port), admin http://127.0.0.1:$(recorded admin_port) (Pod $(recorded pod))"
 		[ -z "$(recorded prom_port)" ] || echo "kube-node: Prometheus http://127.0.0.1:$(recorded prom_port)"
+		nodes_said
 		echo "KUBECONFIG=$ROOT/admin.kubeconfig"
 		return 0
 	fi
 	echo "kube-node: not up"
 	return 3
+}
+
+# nodes_said: the nodes, where there are more than one.
+nodes_said() {
+	local k names=showcase-node
+	for k in $(workers_made); do names+=" $(node_name "$k")"; done
+	[ "$names" = showcase-node ] || echo "kube-node: nodes $names (the first runs the control plane)"
 }
 
 # ---------------------------------------------------------------- up
@@ -221,60 +297,124 @@ pki() {
 	issue apiserver "/CN=kube-apiserver" serverAuth \
 		"IP:$NODE_IP,IP:$SVC_API,IP:127.0.0.1,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
 	issue apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" clientAuth
-	issue kubelet "/CN=$NODE" serverAuth "IP:$NODE_IP,DNS:$NODE"
+	# Each node's kubelet serves with a certificate of its own, kept with the node.
+	local k
+	for ((k = 0; k < NODES; k++)); do
+		# shellcheck disable=SC2016 # expanded in node k's subshell
+		on_node "$k" eval 'issue "kubelet-$NODE_K" "/CN=$NODE" serverAuth "IP:$NODE_IP,DNS:$NODE"'
+		mkdir -p "$(node_root "$k")/pki"
+		mv "$d/kubelet-$k.key" "$(node_root "$k")/pki/kubelet.key"
+		mv "$d/kubelet-$k.crt" "$(node_root "$k")/pki/kubelet.crt"
+	done
 	issue metrics-server "/CN=metrics-server" serverAuth "DNS:metrics-server.kube-system.svc,IP:$NODE_IP"
 	CA=front-proxy-ca issue front-proxy-client "/CN=front-proxy-client" clientAuth
 	openssl ecparam -name prime256v1 -genkey -noout -out "$d/sa.key" 2>/dev/null
 	openssl ec -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
-	chmod 600 "$d"/*.key
+	chmod 600 "$d"/*.key "$ROOT"/pki/kubelet.key "$ROOT"/nodes/*/pki/kubelet.key 2>/dev/null || true
 
 	# One token per component, each with the identity Kubernetes' default
-	# RBAC knows; the admin's is the user's (and CoreDNS's).
+	# RBAC knows; the admin's is the user's (and CoreDNS's). Each node's
+	# kubelet has its own (the Node authorizer keeps it to its node), kept
+	# with the node; the other nodes' kube-proxy and kube-router share the
+	# first's.
 	local user tok
 	: >"$ROOT/tokens.csv"
-	for user in admin kubelet kube-proxy kube-scheduler kube-controller-manager metrics-server kube-router; do
+	for user in admin kube-proxy kube-scheduler kube-controller-manager metrics-server kube-router; do
 		tok=$(openssl rand -hex 24)
 		case $user in
 		admin) echo "$tok,admin,admin,system:masters" ;;
-		kubelet) echo "$tok,system:node:$NODE,$NODE,system:nodes" ;;
 		metrics-server) echo "$tok,system:metrics-server,metrics-server" ;;
 		*) echo "$tok,system:$user,$user" ;;
 		esac >>"$ROOT/tokens.csv"
 		KUBE_USER=$user KUBE_TOKEN=$tok render kubeconfig.yaml >"$ROOT/$user.kubeconfig"
 	done
-	chmod 600 "$ROOT/tokens.csv" "$ROOT"/*.kubeconfig
+	for ((k = 0; k < NODES; k++)); do
+		tok=$(openssl rand -hex 24)
+		user=$(node_name "$k")
+		echo "$tok,system:node:$user,$user,system:nodes" >>"$ROOT/tokens.csv"
+		KUBE_USER=kubelet KUBE_TOKEN=$tok render kubeconfig.yaml >"$(node_root "$k")/kubelet.kubeconfig"
+	done
+	chmod 600 "$ROOT/tokens.csv" "$ROOT"/*.kubeconfig "$ROOT"/nodes/*/kubelet.kubeconfig 2>/dev/null || true
 }
 
-# The node's network: its namespace, the link to the host, and the fence,
-# all before anything of Kubernetes runs.
+# namespaces: the node's namespaces, held by one pause process.
+namespaces() {
+	mkdir -p "$NODE_ROOT"/{pids,logs}
+	start_host node unshare --net --mount --propagation slave -- "$ROOT/bin/pause"
+	wait_for "$NODE's namespaces" 10 anchored
+}
+
+# lan: the nodes' own network (NODES > 1), before any node's: a bridge in
+# a network namespace of its own, held by a pause process, IPv6 off, its
+# bridged packets not passed to iptables (it has none).
+lan() {
+	start_host lan unshare --net -- "$ROOT/bin/pause"
+	wait_for "the nodes' network" 10 anchored "$(lan_pid)"
+	in_lan sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	in_lan ip link set lo up
+	in_lan ip link add br0 type bridge
+	in_lan sysctl -qw net.bridge.bridge-nf-call-iptables=0 net.bridge.bridge-nf-call-ip6tables=0
+	in_lan ip link set br0 up
+}
+
+# lan_port: the node's lan0, a port of the LAN's bridge, with the node's
+# address there and a route to every other node's Pods; a worker's route
+# to the control plane's node (the API server, the cluster's DNS) is
+# through the control plane's lan0.
+lan_port() {
+	local j
+	in_lan ip link add "n$NODE_K" type veth peer name lan0 netns "$(anchor_pid)"
+	in_lan ip link set "n$NODE_K" master br0
+	in_lan ip link set "n$NODE_K" up
+	in_node sysctl -qw net.ipv6.conf.lan0.disable_ipv6=1
+	in_node ip addr add "$(lan_ip "$NODE_K")/24" dev lan0
+	in_node ip link set lan0 up
+	for ((j = 0; j < NODES; j++)); do
+		((j == NODE_K)) || in_node ip route add "10.244.$j.0/24" via "$(lan_ip "$j")" dev lan0
+	done
+	((NODE_K == 0)) || in_node ip route add "$CONTROL_IP/32" via "$(lan_ip 0)" dev lan0
+}
+
+# The node's network: the link to the host (the control plane's node), the
+# port on the nodes' network (NODES > 1), and the fence, all before
+# anything of Kubernetes runs.
 network() {
-	ip link add "$HOST_IF" type veth peer name "$HOST_IF-n"
-	ip link set "$HOST_IF-n" netns "$(anchor_pid)"
-	# The host's end speaks IPv4 to the node only: no IPv6 chatter on the link.
-	sysctl -qw "net.ipv6.conf.$HOST_IF.disable_ipv6=1"
-	ip addr add "$HOST_IP/30" dev "$HOST_IF"
-	ip link set "$HOST_IF" up
 	in_node sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-	in_node ip link set "$HOST_IF-n" name eth0
-	in_node ip addr add "$NODE_IP/30" dev eth0
 	in_node ip link set lo up
-	in_node ip link set eth0 up
+	if ((NODE_K == 0)); then
+		ip link add "$HOST_IF" type veth peer name "$HOST_IF-n"
+		ip link set "$HOST_IF-n" netns "$(anchor_pid)"
+		# The host's end speaks IPv4 to the node only: no IPv6 chatter on the link.
+		sysctl -qw "net.ipv6.conf.$HOST_IF.disable_ipv6=1"
+		ip addr add "$HOST_IP/30" dev "$HOST_IF"
+		ip link set "$HOST_IF" up
+		in_node ip link set "$HOST_IF-n" name eth0
+		in_node sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+		in_node ip addr add "$NODE_IP/30" dev eth0
+		in_node ip link set eth0 up
+	fi
+	((NODES == 1)) || lan_port
 	# Pods are routed by the node (kube-proxy's Services need it), and
 	# bridged traffic passes iptables (a Service's answer from a Pod on the
 	# same bridge must be un-NATed): both sysctls are the node's own.
 	in_node sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
 	# The fence (deploy/kube-node/fence.rules, fence6.rules): from the
-	# bridge only to Pods, Services and the node; from the node only to
-	# the host's end of the link; nothing forwarded off it.
+	# bridge only to Pods, Services and the nodes; from the node only to
+	# the host's end of the link and the other nodes; nothing forwarded
+	# off the cluster.
 	render fence.rules | in_node iptables-restore -w --noflush
 	render fence6.rules | in_node ip6tables-restore -w --noflush
 	# The node's own clients (a load test run in it) reach Services: a
 	# route for their range, which kube-proxy's NAT turns into a Pod's
-	# address; one it does not is dropped by the rule above.
-	in_node ip route add "$SVC_CIDR" dev eth0
+	# address; one it does not is dropped by the rules above.
+	if ((NODE_K == 0)); then
+		in_node ip route add "$SVC_CIDR" dev eth0
+	else
+		in_node ip route add "$SVC_CIDR" dev lan0
+	fi
 	# Proven before anything starts: no default route, the fence in place.
-	[ -z "$(in_node ip route show default)" ] || die "the node has a default route"
-	in_node iptables -w -t raw -C PREROUTING -i cni0 -j SHOWCASE-FENCE || die "the fence is not in place"
+	[ -z "$(in_node ip route show default)" ] || die "$NODE has a default route"
+	in_node iptables -w -t raw -C PREROUTING -i cni0 -j SHOWCASE-FENCE || die "the fence is not in place on $NODE"
 }
 
 # Private mounts for the paths containerd and kubelet write regardless of
@@ -282,7 +422,8 @@ network() {
 # (/var/log, which exists everywhere).
 private_mounts() {
 	local p
-	: >"$ROOT/made-on-host"
+	# The control plane's node mounts first: what it makes is made.
+	((NODE_K > 0)) || : >"$ROOT/made-on-host"
 	# mount(8) keeps its userspace table in /run/mount, the host's /run:
 	# made by the first mount below if the host has none, and removed by down.
 	[ -e /run/mount ] || echo /run/mount >>"$ROOT/made-on-host"
@@ -293,9 +434,9 @@ private_mounts() {
 			echo "$p" >>"$ROOT/made-on-host"
 			mkdir "$p"
 		fi
-		in_node mount -t tmpfs -o mode=0755 "showcase-node" "$p"
+		in_node mount -t tmpfs -o mode=0755 "$NODE" "$p"
 	done
-	in_node mount -t tmpfs -o mode=0755 "showcase-node" /var/log
+	in_node mount -t tmpfs -o mode=0755 "$NODE" /var/log
 }
 
 save_sysctls() {
@@ -322,15 +463,17 @@ cgroup_dirs() {
 	done
 }
 
+# cgroups: the node's group in each hierarchy (a worker's inside the
+# control plane's node's, which is made first).
 cgroups() {
-	local h
+	local h c=/sys/fs/cgroup/cpuset/$NODE_CGROUP
 	for h in $(hierarchies); do
-		mkdir -p "$h/$CGROUP"
+		mkdir -p "$h/$NODE_CGROUP"
 	done
 	# cpuset: a new group starts with no CPUs or memory nodes; copy the parent's.
-	if [ -d /sys/fs/cgroup/cpuset/$CGROUP ]; then
-		cat /sys/fs/cgroup/cpuset/cpuset.cpus >/sys/fs/cgroup/cpuset/$CGROUP/cpuset.cpus
-		cat /sys/fs/cgroup/cpuset/cpuset.mems >/sys/fs/cgroup/cpuset/$CGROUP/cpuset.mems
+	if [ -d "$c" ]; then
+		cat "$(dirname "$c")/cpuset.cpus" >"$c/cpuset.cpus"
+		cat "$(dirname "$c")/cpuset.mems" >"$c/cpuset.mems"
 	fi
 }
 
@@ -345,24 +488,30 @@ control_plane() {
 	start coredns "$BIN/coredns" -conf "$ROOT/Corefile"
 }
 
+# runtime: the node's containerd (runtime_ready waits for it).
 runtime() {
-	mkdir -p "$ROOT/cni/net.d"
-	render cni.conflist >"$ROOT/cni/net.d/10-showcase.conflist"
-	render containerd.toml >"$ROOT/containerd.toml"
-	mkdir -p "$ROOT/registry.d"
+	mkdir -p "$NODE_ROOT/cni/net.d"
+	render cni.conflist >"$NODE_ROOT/cni/net.d/10-showcase.conflist"
+	render containerd.toml >"$NODE_ROOT/containerd.toml"
+	mkdir -p "$NODE_ROOT/registry.d"
 	if [ -n "$REGISTRY" ]; then
-		mkdir -p "$ROOT/registry.d/$REGISTRY"
-		render registry-hosts.toml >"$ROOT/registry.d/$REGISTRY/hosts.toml"
+		mkdir -p "$NODE_ROOT/registry.d/$REGISTRY"
+		render registry-hosts.toml >"$NODE_ROOT/registry.d/$REGISTRY/hosts.toml"
 	fi
-	start containerd containerd --config "$ROOT/containerd.toml"
-	wait_for containerd 30 ctr --address "$ROOT/containerd.sock" version
+	start containerd containerd --config "$NODE_ROOT/containerd.toml"
 }
+runtime_ready() { wait_for "$NODE's containerd" 30 ctr --address "$NODE_ROOT/containerd.sock" version; }
 
-# load IMAGE...: Docker's images into the node's containerd (nothing can
-# be pulled here).
+# load IMAGE...: Docker's images into every node's containerd (nothing can
+# be pulled here), saved once.
 load() {
 	((${#@})) || return 0
-	docker save "$@" | ctr --address "$ROOT/containerd.sock" -n k8s.io images import - >/dev/null
+	local tar=$ROOT/images.tar k
+	docker save -o "$tar" "$@"
+	for k in 0 $(workers_made); do
+		ctr --address "$(node_root "$k")/containerd.sock" -n k8s.io images import "$tar" >/dev/null
+	done
+	rm -f "$tar"
 }
 
 # build_image REF DOCKER-BUILD-ARGS...: an image of the node's own (the
@@ -397,14 +546,17 @@ images() {
 	load "${imgs[@]}"
 }
 
+# node: the node's kube-proxy and kubelet (node_ready waits for the node).
 node() {
-	render kubelet.yaml >"$ROOT/kubelet.yaml"
-	: >"$ROOT/resolv.conf"
-	render kube-proxy.yaml >"$ROOT/kube-proxy.yaml"
-	start kube-proxy "$BIN/kube-proxy" --config "$ROOT/kube-proxy.yaml"
-	start kubelet "$BIN/kubelet" --config "$ROOT/kubelet.yaml" --kubeconfig "$ROOT/kubelet.kubeconfig" \
-		--root-dir "$ROOT/kubelet" --hostname-override "$NODE" --node-ip "$NODE_IP"
-	wait_for "the node" 60 kubectl get node "$NODE"
+	render kubelet.yaml >"$NODE_ROOT/kubelet.yaml"
+	: >"$NODE_ROOT/resolv.conf"
+	render kube-proxy.yaml >"$NODE_ROOT/kube-proxy.yaml"
+	start kube-proxy "$BIN/kube-proxy" --config "$NODE_ROOT/kube-proxy.yaml"
+	start kubelet "$BIN/kubelet" --config "$NODE_ROOT/kubelet.yaml" --kubeconfig "$NODE_ROOT/kubelet.kubeconfig" \
+		--root-dir "$NODE_ROOT/kubelet" --hostname-override "$NODE" --node-ip "$NODE_IP"
+}
+node_ready() {
+	wait_for "the node $NODE" 60 kubectl get node "$NODE"
 	kubectl wait --for=condition=Ready "node/$NODE" --timeout=60s >/dev/null
 }
 
@@ -415,14 +567,14 @@ node() {
 firewall() {
 	render kube-router.yaml | kubectl apply --server-side -f - >/dev/null
 	wait_for "kube-router's RBAC" 30 kubectl auth can-i list networkpolicies.networking.k8s.io --all-namespaces --as system:kube-router
-	start_daemon kube-router
-	wait_for "kube-router's firewall" 60 firewall_synced
+	each_node start_daemon kube-router
+	each_node wait_for "kube-router's firewall" 60 firewall_synced
 }
 # firewall_synced: kube-router is alive, has finished a sync since it
 # started (its log, at -v 1, says so) and its chains hook FORWARD.
 firewall_synced() {
-	alive "$(cat "$ROOT/pids/kube-router" 2>/dev/null)" &&
-		[ "$(grep -c 'sync iptables took' "$ROOT/logs/kube-router.log")" -gt "${1:-0}" ] &&
+	alive "$(cat "$NODE_ROOT/pids/kube-router" 2>/dev/null)" &&
+		[ "$(grep -c 'sync iptables took' "$NODE_ROOT/logs/kube-router.log")" -gt "${1:-0}" ] &&
 		in_node iptables -w -S FORWARD | grep -q -- '-j KUBE-ROUTER-FORWARD'
 }
 
@@ -495,7 +647,7 @@ forward() {
 	# programs them a moment later. The gateway's /readyz asks every one
 	# through its Service.
 	wait_for "the gateway's services" 60 bash -c "exec 3<>/dev/tcp/127.0.0.1/$ADMIN_PORT && printf 'GET /readyz HTTP/1.0\r\n\r\n' >&3 && head -n 1 <&3 | grep -q ' 200 '"
-	printf '%s\n' "overlay=$OVERLAY" "port=$PORT" "admin_port=$ADMIN_PORT" "pod=$pod" "tag=$TAG" "prefix=$PREFIX" >"$ROOT/up"
+	printf '%s\n' "overlay=$OVERLAY" "port=$PORT" "admin_port=$ADMIN_PORT" "pod=$pod" "tag=$TAG" "prefix=$PREFIX" "nodes=$NODES" >"$ROOT/up"
 }
 
 up() {
@@ -511,6 +663,8 @@ up() {
 		! port_taken "$p" || die "port $p is taken (something listens on it); choose others: make kube-up PORT=... ADMIN_PORT=..."
 	done
 	[ "$PORT" != "$ADMIN_PORT" ] || die "PORT and ADMIN_PORT are the same"
+	[[ $NODES =~ ^[1-8]$ ]] || die "NODES=$NODES: from 1 to 8 nodes"
+	[[ -z $REGISTRY ]] || ((NODES == 1)) || die "REGISTRY is reached from one node alone: NODES=1"
 	[[ $TAG =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]] || die "$TAG is not an image tag"
 	[[ $PREFIX =~ ^[a-z0-9]+([._/-][a-z0-9]+)*$ ]] || die "$PREFIX is not an image name"
 	[[ -z $REGISTRY || $REGISTRY =~ ^${HOST_IP//./\\.}:[0-9]+$ ]] || die "REGISTRY $REGISTRY: the node reaches only the host's end of its link, $HOST_IP:PORT"
@@ -545,28 +699,30 @@ up_steps() {
 	stage "the node's namespaces"
 	(cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags '-s -w' -o bin/showcase-pause ./deploy/kube-node/pause)
 	cp "$repo/bin/showcase-pause" "$ROOT/bin/pause"
-	# The node's namespaces, held by one pause process.
-	start_host node unshare --net --mount --propagation slave -- "$ROOT/bin/pause"
-	wait_for "the node's namespaces" 10 anchored
+	# Each node's namespaces, held by one pause process; the nodes' network.
+	each_node namespaces
+	((NODES == 1)) || lan
 	stage network
-	network
-	private_mounts
-	cgroups
+	each_node network
+	each_node private_mounts
+	each_node cgroups
 	pki
 	stage "control plane"
 	control_plane
 	stage containerd
-	runtime
+	each_node runtime
+	each_node runtime_ready
 	stage images
 	images
 	stage kubelet
-	node
+	each_node node
+	each_node node_ready
 	stage metrics-server
 	metrics
 	stage firewall
 	firewall
 	if [ "$OVERLAY" = none ]; then
-		printf '%s\n' "overlay=none" "tag=$TAG" "prefix=$PREFIX" "registry=$REGISTRY" >"$ROOT/up"
+		printf '%s\n' "overlay=none" "tag=$TAG" "prefix=$PREFIX" "registry=$REGISTRY" "nodes=$NODES" >"$ROOT/up"
 		return
 	fi
 	stage workload
@@ -679,12 +835,25 @@ prometheus() {
 
 # ---------------------------------------------------------------- down
 
-# node_pids: every process of the node: those in its network or mount
-# namespace (the daemons and containerd's shims), and those in its
-# cgroups (the containers).
+# node_pids: every process of the nodes: those in a node's network or
+# mount namespace (the daemons and containerd's shims) or the LAN's, and
+# those in the cgroups (the containers).
 node_pids() {
-	local a net mnt p
-	a=$(anchor_pid)
+	local k
+	for k in 0 $(workers_made); do
+		ns_pids "$(cat "$(node_root "$k")/pids/node" 2>/dev/null || true)"
+	done
+	ns_pids "$(lan_pid)"
+	local dirs
+	dirs=$(cgroup_dirs)
+	# shellcheck disable=SC2086
+	[ -z "$dirs" ] || find $dirs -name cgroup.procs -exec cat {} + 2>/dev/null || true
+}
+
+# ns_pids PID: the processes in the network or mount namespace of PID, an
+# anchor of ours.
+ns_pids() {
+	local a=$1 net mnt p
 	# Only a live anchor that is our pause, in namespaces other than ours
 	# (a stale PID may belong to anything by now).
 	if alive "$a" && [[ $(readlink "/proc/$a/exe" 2>/dev/null) == "$ROOT/bin/pause"* ]]; then
@@ -698,10 +867,13 @@ node_pids() {
 			fi
 		done
 	fi
-	local dirs
-	dirs=$(cgroup_dirs)
-	# shellcheck disable=SC2086
-	[ -z "$dirs" ] || find $dirs -name cgroup.procs -exec cat {} + 2>/dev/null || true
+}
+
+# anchors: the pause processes that hold the nodes' and the LAN's namespaces.
+anchors() {
+	local k
+	for k in 0 $(workers_made); do cat "$(node_root "$k")/pids/node" 2>/dev/null || true; done
+	lan_pid
 }
 
 # ours PID: a live process started by this script (its command line names ROOT).
@@ -716,38 +888,46 @@ down() {
 	if [ -e "$ROOT" ] && [ ! -f "$ROOT/$MARK" ]; then
 		die "$ROOT exists but was not made by kube-node.sh; not touching it"
 	fi
-	local name pid i pids dirs
-	# The daemons first, politely: the API server's clients before it.
-	for name in "${DAEMONS[@]}"; do
-		pid=$(cat "$ROOT/pids/$name" 2>/dev/null || true)
+	local name pid i pids dirs k daemons=()
+	# The daemons first, politely: the API server's clients before it, the
+	# workers' before the control plane's node's.
+	for k in $(workers_made); do
+		for name in "${WORKER_DAEMONS[@]}"; do daemons+=("$(node_root "$k")/pids/$name"); done
+	done
+	for name in "${DAEMONS[@]}"; do daemons+=("$ROOT/pids/$name"); done
+	for name in "${daemons[@]}"; do
+		pid=$(cat "$name" 2>/dev/null || true)
 		! ours "$pid" || kill -TERM "$pid" 2>/dev/null || true
 	done
 	for ((i = 0; i < 40; i++)); do
 		local any=
-		for name in "${DAEMONS[@]}"; do
-			! ours "$(cat "$ROOT/pids/$name" 2>/dev/null || true)" || any=1
+		for name in "${daemons[@]}"; do
+			! ours "$(cat "$name" 2>/dev/null || true)" || any=1
 		done
 		[ -n "$any" ] || break
 		sleep 0.25
 	done
-	for name in "${DAEMONS[@]}"; do
-		pid=$(cat "$ROOT/pids/$name" 2>/dev/null || true)
+	for name in "${daemons[@]}"; do
+		pid=$(cat "$name" 2>/dev/null || true)
 		! ours "$pid" || kill -KILL "$pid" 2>/dev/null || true
 	done
-	# Then everything left of the node: shims, containers, the anchor last.
+	# Then everything left of the nodes: shims, containers, the anchors last.
+	local held
+	held=$(anchors)
 	for ((i = 0; i < 40; i++)); do
-		pids=$(node_pids | sort -u | grep -vx "$(anchor_pid)" || true)
+		pids=$(node_pids | sort -u | grep -vxF "$held" || true)
 		[ -n "$pids" ] || break
 		# shellcheck disable=SC2086
 		kill -KILL $pids 2>/dev/null || true
 		sleep 0.25
 	done
-	pid=$(anchor_pid)
-	if alive "$pid" && [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$ROOT/bin/pause"* ]]; then
-		kill -TERM "$pid" 2>/dev/null || true
-		for ((i = 0; i < 20; i++)); do alive "$pid" || break; sleep 0.25; done
-		! alive "$pid" || kill -KILL "$pid" 2>/dev/null || true
-	fi
+	for pid in $held; do
+		if alive "$pid" && [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == "$ROOT/bin/pause"* ]]; then
+			kill -TERM "$pid" 2>/dev/null || true
+			for ((i = 0; i < 20; i++)); do alive "$pid" || break; sleep 0.25; done
+			! alive "$pid" || kill -KILL "$pid" 2>/dev/null || true
+		fi
+	done
 	# The link goes with the namespace; wait for the kernel to say so.
 	for ((i = 0; i < 40; i++)); do
 		ip link show "$HOST_IF" >/dev/null 2>&1 || break
@@ -794,16 +974,23 @@ down() {
 }
 
 # restart NAME: one of the node's daemons stopped and started again as up
-# started it; kube-router's firewall is waited for until it has synced
-# again.
+# started it (kube-router: on every node); kube-router's firewall is waited
+# for until it has synced again.
 restart() {
-	local name=${1:-} pid before i
+	local name=${1:-} k
 	case $name in
-	kube-router | metrics-server | kube-scheduler | kube-controller-manager) ;;
+	kube-router)
+		for k in 0 $(workers_made); do on_node "$k" restart_one "$name"; done
+		return
+		;;
+	metrics-server | kube-scheduler | kube-controller-manager) restart_one "$name" ;;
 	*) die "restart takes kube-router, metrics-server, kube-scheduler or kube-controller-manager" ;;
 	esac
-	before=$(grep -c 'sync iptables took' "$ROOT/logs/kube-router.log" 2>/dev/null || true)
-	pid=$(cat "$ROOT/pids/$name" 2>/dev/null || true)
+}
+restart_one() {
+	local name=$1 pid before i
+	before=$(grep -c 'sync iptables took' "$NODE_ROOT/logs/kube-router.log" 2>/dev/null || true)
+	pid=$(cat "$NODE_ROOT/pids/$name" 2>/dev/null || true)
 	if ours "$pid"; then
 		kill -TERM "$pid"
 		for ((i = 0; i < 40; i++)); do alive "$pid" || break; sleep 0.25; done
@@ -811,7 +998,7 @@ restart() {
 	fi
 	start_daemon "$name"
 	[ "$name" != kube-router ] || wait_for "kube-router's firewall" 60 firewall_synced "${before:-0}"
-	say "restarted $name"
+	say "restarted $name on $NODE"
 }
 
 cmd=${1:-}
@@ -841,8 +1028,20 @@ exec)
 	# exec: the command gets this PID, and the signals sent to it.
 	exec nsenter -t "$(anchor_pid)" -n -m -- "$@"
 	;;
+on)
+	is_up || die "not up"
+	name=${1:-}
+	shift || true
+	for k in 0 $(workers_made); do
+		[ "$(node_name "$k")" != "$name" ] || {
+			node_env "$k"
+			exec nsenter -t "$(anchor_pid)" -n -m -- "$@"
+		}
+	done
+	die "no node $name"
+	;;
 *)
-	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD...|restart NAME|render FILE" >&2
+	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD...|on NODE CMD...|restart NAME|render FILE" >&2
 	exit 2
 	;;
 esac

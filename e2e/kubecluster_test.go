@@ -1,0 +1,184 @@
+package e2e_test
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/suite"
+)
+
+// clusterNodes are the nodes of make kube-up NODES=3: the control plane's
+// and two workers.
+var clusterNodes = []string{"showcase-node", "showcase-worker-1", "showcase-worker-2"}
+
+// workerDaemons are the programs each worker runs in its namespaces.
+var workerDaemons = []string{"containerd", "kubelet", "kube-proxy", "kube-router"}
+
+// The showcase on three nodes (make kube-up NODES=3): every node Ready,
+// each worker in network and mount namespaces of its own (not the host's,
+// not another node's) with its own containerd, kubelet, kube-proxy and
+// kube-router, its fence in place and no default route; the showcase's
+// Pods spread over the three; the endpoint suite passes through the
+// forwarded port (the gateway reaches services on other nodes); from a
+// Pod on each node, every showcase Pod's admin port (on all three nodes)
+// and the gateway's Service are reached where the NetworkPolicies allow
+// it, and nothing where they do not (so each node's kube-router enforces
+// them); a Pod on each worker sends nothing past that worker's fence; and
+// after kube-down the machine is as before.
+func TestKubernetesNodes(t *testing.T) {
+	requireKubeNode(t)
+
+	tag := fmt.Sprintf("e2e-nodes-%d", os.Getpid())
+	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
+	before := hostState(t)
+	if presentBefore = nodePathsPresent(); len(presentBefore) > 0 {
+		t.Logf("before kube-up, paths the node would make exist already: %s", strings.Join(presentBefore, " "))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
+			t.Errorf("kube-down: %v\n%s", err, out)
+		}
+		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay", "pause", "netprobe"} {
+			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag).Run()
+		}
+	})
+	probe := buildProbeImage(t, tag)
+
+	port, admin := freePort(t), freePort(t)
+	start := time.Now()
+	out := run(t, nil, "make", "-C", "..", "kube-up", "NODES=3", "PORT="+port, "ADMIN_PORT="+admin, "SHOWCASE_TAG="+tag)
+	t.Logf("kube-up NODES=3: %s", time.Since(start).Round(time.Second))
+	if strings.Contains(strings.ToLower(out), "warning") {
+		t.Errorf("kube-up warned:\n%s", out)
+	}
+	m := regexp.MustCompile(`\(Pod (\S+)\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("kube-up named no Pod:\n%s", out)
+	}
+	if !strings.Contains(out, "kube-node: nodes "+strings.Join(clusterNodes, " ")) {
+		t.Errorf("kube-up does not name the three nodes:\n%s", out)
+	}
+	node := kubeNode{base: "http://127.0.0.1:" + port, admin: "http://127.0.0.1:" + admin, pod: m[1], probe: probe}
+
+	t.Run("three nodes, each of its own", func(t *testing.T) { kubeNodesApart(t, node) })
+	t.Run("the Pods spread over the nodes", func(t *testing.T) {
+		on := map[string]int{}
+		for _, p := range showcasePods(t, node) {
+			on[p.Spec.NodeName]++
+		}
+		t.Logf("showcase Pods by node: %v", on)
+		for _, n := range clusterNodes {
+			if on[n] == 0 {
+				t.Errorf("no showcase Pod on %s: %v", n, on)
+			}
+		}
+	})
+	client := &http.Client{Timeout: time.Minute}
+	t.Run("suite", func(t *testing.T) { suite.RunFor(t, node.base, client, catalogue.All()) })
+	t.Run("Pods on every node reach the others, as the policies allow", func(t *testing.T) { kubeAcrossNodes(t, node) })
+	for _, w := range clusterNodes[1:] {
+		t.Run("nothing leaves "+w, func(t *testing.T) { kubeEgress(t, node, w) })
+	}
+
+	down := run(t, nil, "make", "-C", "..", "kube-down")
+	if d := diffStates(before, hostState(t)); d != "" {
+		t.Fatalf("after kube-down of three nodes the machine differs from before kube-up:\n%s\n%s", d, down)
+	}
+}
+
+// kubeNodesApart: every node Ready; the three anchors' network and mount
+// namespaces differ from each other and from the host's; each worker's
+// daemons are alive in its namespaces; no node has a default route, and
+// each has its fence in place.
+func kubeNodesApart(t *testing.T, node kubeNode) {
+	ready := node.kubectl(t, nil, "get", "nodes", "-o", `jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Ready")].status}{"\n"}{end}`)
+	var names []string
+	for _, l := range strings.Fields(ready) {
+		name, status, _ := strings.Cut(l, "=")
+		names = append(names, name)
+		if status != "True" {
+			t.Errorf("node %s: Ready %s", name, status)
+		}
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, clusterNodes) {
+		t.Errorf("nodes %v, want %v", names, clusterNodes)
+	}
+	nsOf := func(pid, kind string) string {
+		l, err := os.Readlink(filepath.Join("/proc", pid, "ns", kind))
+		if err != nil {
+			t.Fatalf("namespace %s of %s: %v", kind, pid, err)
+		}
+		return l
+	}
+	seen := map[string]string{nsOf("self", "net"): "the host", nsOf("self", "mnt"): "the host"}
+	for _, n := range clusterNodes {
+		root := kubeNodeRoot
+		if n != clusterNodes[0] {
+			root = filepath.Join(kubeNodeRoot, "nodes", n)
+		}
+		anchor := readPid(t, filepath.Join(root, "pids", "node"))
+		for _, kind := range []string{"net", "mnt"} {
+			ns := nsOf(anchor, kind)
+			if other, ok := seen[ns]; ok {
+				t.Errorf("%s shares its %s namespace with %s", n, kind, other)
+			}
+			seen[ns] = n
+			if n == clusterNodes[0] {
+				continue
+			}
+			for _, d := range workerDaemons {
+				pid := readPid(t, filepath.Join(root, "pids", d))
+				if got := nsOf(pid, kind); got != ns {
+					t.Errorf("%s's %s (%s) is not in its node's %s namespace", n, d, pid, kind)
+				}
+			}
+		}
+		if routes := nodeScript(t, "on", n, "ip", "route", "show", "default"); strings.TrimSpace(routes) != "" {
+			t.Errorf("%s has a default route: %s", n, routes)
+		}
+		nodeScript(t, "on", n, "iptables", "-w", "-t", "raw", "-C", "PREROUTING", "-i", "cni0", "-j", "SHOWCASE-FENCE")
+	}
+}
+
+// readPid is the PID a kube-node.sh pid file holds, of a live process.
+func readPid(t *testing.T, file string) string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	if _, err := os.Stat(filepath.Join("/proc", pid)); err != nil {
+		t.Fatalf("%s: process %s is not running", file, pid)
+	}
+	return pid
+}
+
+// kubeAcrossNodes: from a Pod on each node, in turn, a Pod labelled as
+// Prometheus (another namespace) reaches every showcase Pod's admin port,
+// whichever node it is on, and the gateway's Service by its name; a Pod
+// that is not the gateway reaches no service's API port and no admin
+// port, but does reach the gateway's API (open to all).
+func kubeAcrossNodes(t *testing.T, node kubeNode) {
+	apis, admins := policyTargets(t, node)
+	ns := renderNodeFile(t, "namespace.yaml", "NAMESPACE="+prometheusPod.namespace)
+	node.kubectl(t, ns, "apply", "--server-side", "-f", "-")
+	gateway := "gateway.showcase.svc.cluster.local:8080"
+	for _, n := range clusterNodes {
+		prom, other := prometheusPod, otherPod
+		prom.node, other.node = n, n
+		probeTCP(t, node, prom, "from "+n+", a Pod labelled as Prometheus", append(slices.Clone(admins), gateway), true)
+		probeTCP(t, node, other, "from "+n+", a Pod that is not the gateway", slices.Concat(apis, admins), false)
+		probeTCP(t, node, other, "from "+n+", a Pod that is not the gateway", []string{gateway}, true)
+	}
+}
