@@ -33,7 +33,11 @@ var workerDaemons = []string{"containerd", "kubelet", "kube-proxy", "kube-router
 // and the gateway's Service are reached where the NetworkPolicies allow
 // it, and nothing where they do not (so each node's kube-router enforces
 // them); a Pod on each worker sends nothing past that worker's fence; and
-// after kube-down the machine is as before.
+// when a worker is lost as in a power cut (kube-node.sh lose), its Node
+// goes NotReady, its Pods are replaced on the other nodes and the suite
+// passes again, and the operator's out-of-service taint lets Kubernetes
+// finish the Pods left bound to it; after kube-down the machine is as
+// before.
 func TestKubernetesNodes(t *testing.T) {
 	requireKubeNode(t)
 
@@ -88,6 +92,7 @@ func TestKubernetesNodes(t *testing.T) {
 	for _, w := range clusterNodes[1:] {
 		t.Run("nothing leaves "+w, func(t *testing.T) { kubeEgress(t, node, w) })
 	}
+	t.Run("a worker lost as in a power cut", func(t *testing.T) { kubeNodeLost(t, node, client) })
 
 	down := run(t, nil, "make", "-C", "..", "kube-down")
 	if d := diffStates(before, hostState(t)); d != "" {
@@ -143,11 +148,50 @@ func kubeNodesApart(t *testing.T, node kubeNode) {
 				}
 			}
 		}
+		if n != clusterNodes[0] {
+			// What a worker costs the machine: its daemons' resident memory.
+			var total int
+			var each []string
+			for _, d := range workerDaemons {
+				kb := rssKB(t, readPid(t, filepath.Join(root, "pids", d)))
+				total += kb
+				each = append(each, fmt.Sprintf("%s %d MiB", d, kb/1024))
+			}
+			t.Logf("%s's daemons: %d MiB resident (%s)", n, total/1024, strings.Join(each, ", "))
+		}
 		if routes := nodeScript(t, "on", n, "ip", "route", "show", "default"); strings.TrimSpace(routes) != "" {
 			t.Errorf("%s has a default route: %s", n, routes)
 		}
 		nodeScript(t, "on", n, "iptables", "-w", "-t", "raw", "-C", "PREROUTING", "-i", "cni0", "-j", "SHOWCASE-FENCE")
 	}
+}
+
+// rssKB is a process's resident memory in KiB (VmRSS).
+func rssKB(t *testing.T, pid string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no VmRSS for %s", pid)
+	}
+	var kb int
+	fmt.Sscan(string(m[1]), &kb)
+	return kb
+}
+
+// running: the process pid exists and is not a zombie (dead, its parent
+// not yet told).
+func running(pid string) bool {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return false
+	}
+	// The state follows the command's name, in parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
 
 // readPid is the PID a kube-node.sh pid file holds, of a live process.
@@ -158,7 +202,7 @@ func readPid(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	pid := strings.TrimSpace(string(b))
-	if _, err := os.Stat(filepath.Join("/proc", pid)); err != nil {
+	if !running(pid) {
 		t.Fatalf("%s: process %s is not running", file, pid)
 	}
 	return pid
@@ -181,4 +225,89 @@ func kubeAcrossNodes(t *testing.T, node kubeNode) {
 		probeTCP(t, node, other, "from "+n+", a Pod that is not the gateway", slices.Concat(apis, admins), false)
 		probeTCP(t, node, other, "from "+n+", a Pod that is not the gateway", []string{gateway}, true)
 	}
+}
+
+// kubeNodeLost: the worker that does not hold the forwarded gateway Pod is
+// lost (kube-node.sh lose): at once none of its processes is left and
+// kube-node.sh cannot enter it; within a minute its Node is not Ready and
+// tainted unreachable; within two more, every Deployment is Available
+// again with as many running Pods as before, none of them on the lost
+// node, and the suite passes through the forwarded port. Its old Pods stay
+// bound to it (terminating: no kubelet confirms it) until the node is
+// tainted out-of-service, as an operator does who knows it is gone; then
+// Kubernetes deletes them, and no Pod is left on it.
+func kubeNodeLost(t *testing.T, node kubeNode, client *http.Client) {
+	forwardedOn := strings.TrimSpace(node.kubectl(t, nil, "get", "pod", node.pod, "-o", "jsonpath={.spec.nodeName}"))
+	lost := clusterNodes[2]
+	if forwardedOn == lost {
+		lost = clusterNodes[1]
+	}
+	before := len(showcasePods(t, node))
+	var onLost []string
+	for _, p := range showcasePods(t, node) {
+		if p.Spec.NodeName == lost {
+			onLost = append(onLost, p.Name)
+		}
+	}
+	t.Logf("losing %s, which runs %v (the forwarded Pod is on %s)", lost, onLost, forwardedOn)
+	root := filepath.Join(kubeNodeRoot, "nodes", lost)
+	anchor := readPid(t, filepath.Join(root, "pids", "node"))
+	start := time.Now()
+	if out := nodeScript(t, "lose", lost); !strings.Contains(out, "lost "+lost) {
+		t.Errorf("kube-node.sh lose says: %s", out)
+	}
+	if running(anchor) {
+		t.Errorf("the lost node's anchor %s still runs", anchor)
+	}
+	all, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range all {
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), root) {
+			t.Errorf("a process of the lost node still runs: %s", strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	if out, err := exec.Command("../scripts/kube-node.sh", "on", lost, "true").CombinedOutput(); err == nil {
+		t.Errorf("kube-node.sh enters the lost node: %s", out)
+	}
+
+	waitFor := func(what string, limit time.Duration, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(limit)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not after %s", what, limit)
+			}
+			time.Sleep(time.Second)
+		}
+		t.Logf("%s after %s", what, time.Since(start).Round(time.Second))
+	}
+	waitFor(lost+" NotReady and tainted unreachable", time.Minute, func() bool {
+		out := node.kubectl(t, nil, "get", "node", lost, "-o", `jsonpath={.status.conditions[?(@.type=="Ready")].status} {.spec.taints[*].key}`)
+		return !strings.HasPrefix(out, "True") && strings.Contains(out, "node.kubernetes.io/unreachable")
+	})
+	waitFor("its Pods replaced on the other nodes", 2*time.Minute, func() bool {
+		pods := showcasePods(t, node)
+		ready := 0
+		for _, p := range pods {
+			if p.Spec.NodeName == lost {
+				return false
+			}
+			for _, c := range p.Status.Conditions {
+				if c.Type == "Ready" && c.Status == "True" {
+					ready++
+				}
+			}
+		}
+		return ready >= before
+	})
+	node.kubectl(t, nil, "wait", "--for=condition=Available", "deployment", "--all", "--timeout=60s")
+	t.Run("suite", func(t *testing.T) { suite.RunFor(t, node.base, client, catalogue.All()) })
+
+	boundToLost := func() []string {
+		return strings.Fields(node.kubectl(t, nil, "get", "pods", "--all-namespaces", "--field-selector", "spec.nodeName="+lost, "-o", "jsonpath={.items[*].metadata.name}"))
+	}
+	if left := boundToLost(); len(onLost) > 0 && len(left) == 0 {
+		t.Errorf("no Pod is left bound to the lost node before it is tainted out-of-service: nothing for the taint to prove")
+	}
+	node.kubectl(t, nil, "taint", "node", lost, "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
+	waitFor("the Pods bound to "+lost+" deleted once it is out of service", 2*time.Minute, func() bool { return len(boundToLost()) == 0 })
 }

@@ -19,6 +19,10 @@
 #   kube-node.sh load IMAGE...   import Docker images into every node
 #   kube-node.sh exec CMD...     run CMD in the node's network namespace
 #   kube-node.sh on NODE CMD...  run CMD in NODE's namespaces (a worker's too)
+#   kube-node.sh lose NODE       take the worker NODE away as a power cut
+#                        would: its link down and every process of it
+#                        killed at once; its Node object is left to the
+#                        control plane, which marks it NotReady
 #   kube-node.sh restart NAME    stop one of the node's daemons and start it
 #                        again as up did (kube-router, on every node;
 #                        metrics-server, kube-scheduler,
@@ -143,13 +147,20 @@ each_node() {
 	local k
 	for ((k = 0; k < NODES; k++)); do on_node "$k" "$@"; done
 }
-# workers_made: the K of each worker whose folder exists (down, load).
+# workers_made: the K of each worker whose folder exists (down);
+# workers_up: of those, each not lost (load, restart).
 workers_made() {
 	local d
 	for d in "$ROOT"/nodes/showcase-worker-*; do
 		[ -d "$d" ] && echo "${d##*-}"
 	done
 	return 0
+}
+workers_up() {
+	local k
+	for k in $(workers_made); do
+		[ -f "$(node_root "$k")/lost" ] || echo "$k"
+	done
 }
 
 say() { echo "kube-node: $*" >&2; }
@@ -263,7 +274,10 @@ status() {
 # nodes_said: the nodes, where there are more than one.
 nodes_said() {
 	local k names=showcase-node
-	for k in $(workers_made); do names+=" $(node_name "$k")"; done
+	for k in $(workers_made); do
+		names+=" $(node_name "$k")"
+		[ ! -f "$(node_root "$k")/lost" ] || names+=" (lost)"
+	done
 	[ "$names" = showcase-node ] || echo "kube-node: nodes $names (the first runs the control plane)"
 }
 
@@ -508,7 +522,7 @@ load() {
 	((${#@})) || return 0
 	local tar=$ROOT/images.tar k
 	docker save -o "$tar" "$@"
-	for k in 0 $(workers_made); do
+	for k in 0 $(workers_up); do
 		ctr --address "$(node_root "$k")/containerd.sock" -n k8s.io images import "$tar" >/dev/null
 	done
 	rm -f "$tar"
@@ -833,6 +847,47 @@ prometheus() {
 	echo "kube-node: Prometheus http://127.0.0.1:$PROM_PORT (Pod $pod), discovering the Pods (job kubernetes-pods)"
 }
 
+# ---------------------------------------------------------------- lose
+
+# lose NAME: the worker NAME taken away as a power cut would, with no word
+# to anyone: its port on the nodes' network down, then every process of it
+# (the daemons, the shims, the containers, the anchor, so its namespaces
+# go) killed with SIGKILL at once, until none is left. Its Node object and
+# its Pods' objects stay as they are: the control plane finds the node
+# NotReady once its lease is not renewed (kube-controller-manager.flags)
+# and evicts its Pods by their tolerations (kube-apiserver.flags). Its
+# folder stays until down.
+lose() {
+	local name=${1:-} k found="" pids i h
+	for k in $(workers_made); do [ "$(node_name "$k")" != "$name" ] || found=$k; done
+	[ "$name" != showcase-node ] || die "the control plane's node cannot be lost: lose takes a worker"
+	[ -n "$found" ] || die "no worker $name"
+	node_env "$found"
+	[ ! -f "$NODE_ROOT/lost" ] || die "$name is lost already"
+	date -u +%FT%TZ >"$NODE_ROOT/lost"
+	! alive "$(lan_pid)" || in_lan ip link set "n$NODE_K" down 2>/dev/null || true
+	# Rounds, until a reading finds none: a process forked after a reading
+	# is found by the next. The anchor goes last: while it lives, the
+	# namespaces it holds find every process in them.
+	local anchor
+	anchor=$(anchor_pid)
+	for ((i = 0; i < 40; i++)); do
+		pids=$({
+			ns_pids "$anchor"
+			for h in $(hierarchies); do
+				[ ! -d "$h/$NODE_CGROUP" ] || find "$h/$NODE_CGROUP" -name cgroup.procs -exec cat {} + 2>/dev/null
+			done
+		} | sort -u | { grep -vx "$anchor" || true; } | while read -r p; do ! alive "$p" || echo "$p"; done)
+		[ -n "$pids" ] || break
+		# shellcheck disable=SC2086
+		kill -KILL $pids 2>/dev/null || true
+		sleep 0.1
+	done
+	[ -z "$pids" ] || die "$name: processes left after SIGKILL: $pids"
+	! anchored "$anchor" || kill -KILL "$anchor"
+	say "lost $name: its link down, its processes killed; the control plane will find it NotReady"
+}
+
 # ---------------------------------------------------------------- down
 
 # node_pids: every process of the nodes: those in a node's network or
@@ -980,7 +1035,7 @@ restart() {
 	local name=${1:-} k
 	case $name in
 	kube-router)
-		for k in 0 $(workers_made); do on_node "$k" restart_one "$name"; done
+		for k in 0 $(workers_up); do on_node "$k" restart_one "$name"; done
 		return
 		;;
 	metrics-server | kube-scheduler | kube-controller-manager) restart_one "$name" ;;
@@ -1028,6 +1083,10 @@ exec)
 	# exec: the command gets this PID, and the signals sent to it.
 	exec nsenter -t "$(anchor_pid)" -n -m -- "$@"
 	;;
+lose)
+	is_up || die "not up"
+	lose "$@"
+	;;
 on)
 	is_up || die "not up"
 	name=${1:-}
@@ -1041,7 +1100,7 @@ on)
 	die "no node $name"
 	;;
 *)
-	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD...|on NODE CMD...|restart NAME|render FILE" >&2
+	echo "usage: $0 up|down|status|prometheus|load IMAGE...|exec CMD...|on NODE CMD...|lose NODE|restart NAME|render FILE" >&2
 	exit 2
 	;;
 esac
