@@ -33,7 +33,9 @@ var workerDaemons = []string{"containerd", "kubelet", "kube-proxy", "kube-router
 // and the gateway's Service are reached where the NetworkPolicies allow
 // it, and nothing where they do not (so each node's kube-router enforces
 // them); a Pod on each worker sends nothing past that worker's fence; and
-// when a worker is lost as in a power cut (kube-node.sh lose), its Node
+// a campaign of six trials as Jobs (-parallel from the three nodes'
+// allocatable CPU) runs on all three, each reference trial detecting all
+// ten defects; when a worker is lost as in a power cut (kube-node.sh lose), its Node
 // goes NotReady, its Pods are replaced on the other nodes and the suite
 // passes again, and the operator's out-of-service taint lets Kubernetes
 // finish the Pods left bound to it; after kube-down the machine is as
@@ -92,6 +94,7 @@ func TestKubernetesNodes(t *testing.T) {
 	for _, w := range clusterNodes[1:] {
 		t.Run("nothing leaves "+w, func(t *testing.T) { kubeEgress(t, node, w) })
 	}
+	t.Run("a campaign's trials spread over the nodes", func(t *testing.T) { kubeCampaignSpread(t, node, tag) })
 	t.Run("a worker lost as in a power cut", func(t *testing.T) { kubeNodeLost(t, node, client) })
 
 	down := run(t, nil, "make", "-C", "..", "kube-down")
@@ -310,4 +313,41 @@ func kubeNodeLost(t *testing.T, node kubeNode, client *http.Client) {
 	}
 	node.kubectl(t, nil, "taint", "node", lost, "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
 	waitFor("the Pods bound to "+lost+" deleted once it is out of service", 2*time.Minute, func() bool { return len(boundToLost()) == 0 })
+}
+
+// kubeCampaignSpread: the repository's experiment file, 3 trials of each
+// tool, as Jobs with the runner's -parallel left to the nodes' allocatable
+// CPU (the admin's kubeconfig lists the nodes): every trial runs, each
+// reference trial detects all ten, and the trials ran on all three nodes.
+func kubeCampaignSpread(t *testing.T, node kubeNode, tag string) {
+	runnerBin, err := filepath.Abs("../bin/showcase-trials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
+	t.Cleanup(func() { node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s") })
+	dir := t.TempDir()
+	file := filepath.Join(dir, "experiment.yaml")
+	writeFile(t, file, campaignFile(t, tag, 3, "1m"))
+	out := filepath.Join(dir, "kube")
+	start := time.Now()
+	said := runTrials(t, nil, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-namespace", trialsNS, "-out", out)
+	t.Logf("3+3 trials as Jobs on three nodes: %s", time.Since(start).Round(time.Second))
+	on := map[string]int{}
+	for _, kt := range loadTrials(t, out) {
+		on[kt.Node]++
+		if !kt.Ran() || kt.Where != "kube" {
+			t.Errorf("%s trial %d: not run %q, where %q", kt.Tool, kt.Number, kt.NotRun, kt.Where)
+		}
+		if kt.Tool == "replay" && len(detectedIDs(kt)) != 10 {
+			t.Errorf("%s trial %d on %s: detected %v, want all ten", kt.Tool, kt.Number, kt.Node, detectedIDs(kt))
+		}
+	}
+	t.Logf("trials by node: %v", on)
+	for _, n := range clusterNodes {
+		if on[n] == 0 {
+			t.Errorf("no trial ran on %s: %v\n%s", n, on, said)
+		}
+	}
+	leftBy(t, node, runOf(t, said), "")
 }

@@ -319,12 +319,13 @@ pki() {
 		mkdir -p "$(node_root "$k")/pki"
 		mv "$d/kubelet-$k.key" "$(node_root "$k")/pki/kubelet.key"
 		mv "$d/kubelet-$k.crt" "$(node_root "$k")/pki/kubelet.crt"
+		chmod 600 "$(node_root "$k")/pki/kubelet.key"
 	done
 	issue metrics-server "/CN=metrics-server" serverAuth "DNS:metrics-server.kube-system.svc,IP:$NODE_IP"
 	CA=front-proxy-ca issue front-proxy-client "/CN=front-proxy-client" clientAuth
 	openssl ecparam -name prime256v1 -genkey -noout -out "$d/sa.key" 2>/dev/null
 	openssl ec -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
-	chmod 600 "$d"/*.key "$ROOT"/pki/kubelet.key "$ROOT"/nodes/*/pki/kubelet.key 2>/dev/null || true
+	chmod 600 "$d"/*.key
 
 	# One token per component, each with the identity Kubernetes' default
 	# RBAC knows; the admin's is the user's (and CoreDNS's). Each node's
@@ -347,8 +348,9 @@ pki() {
 		user=$(node_name "$k")
 		echo "$tok,system:node:$user,$user,system:nodes" >>"$ROOT/tokens.csv"
 		KUBE_USER=kubelet KUBE_TOKEN=$tok render kubeconfig.yaml >"$(node_root "$k")/kubelet.kubeconfig"
+		chmod 600 "$(node_root "$k")/kubelet.kubeconfig"
 	done
-	chmod 600 "$ROOT/tokens.csv" "$ROOT"/*.kubeconfig "$ROOT"/nodes/*/kubelet.kubeconfig 2>/dev/null || true
+	chmod 600 "$ROOT/tokens.csv" "$ROOT"/*.kubeconfig
 }
 
 # namespaces: the node's namespaces, held by one pause process.

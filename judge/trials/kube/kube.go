@@ -375,6 +375,14 @@ func (c *Cluster) job(name string, lbl map[string]string, s runner.Spec, t *tria
 						RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To[int64](nonRoot), RunAsGroup: ptr.To[int64](nonRoot), FSGroup: ptr.To[int64](nonRoot),
 						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 					},
+					// The run's Pods spread over the nodes, each node's share
+					// within one of another's where their room allows: a
+					// preference of the scheduler's, never a reason to stay
+					// Pending while a node has room.
+					TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+						MaxSkew: 1, TopologyKey: corev1.LabelHostname, WhenUnsatisfiable: corev1.ScheduleAnyway,
+						LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: c.Run}},
+					}},
 					Volumes: []corev1.Volume{vol("agent"), vol("trial"), vol("tmp")},
 					InitContainers: []corev1.Container{{
 						Name: installName, Image: c.Agent, ImagePullPolicy: corev1.PullIfNotPresent,

@@ -48,6 +48,13 @@ func TestTrialPod(t *testing.T) {
 	if *j.Spec.BackoffLimit != 0 || *j.Spec.TTLSecondsAfterFinished != 600 || p.RestartPolicy != corev1.RestartPolicyNever || *p.AutomountServiceAccountToken {
 		t.Errorf("job %+v", j.Spec)
 	}
+	if len(p.TopologySpreadConstraints) != 1 {
+		t.Fatalf("the trial's Pod is not spread over the nodes: %+v", p.TopologySpreadConstraints)
+	}
+	if sp := p.TopologySpreadConstraints[0]; sp.TopologyKey != corev1.LabelHostname || sp.MaxSkew != 1 ||
+		sp.WhenUnsatisfiable != corev1.ScheduleAnyway || sp.LabelSelector.MatchLabels[LabelRun] != "r1" {
+		t.Errorf("the trial's Pod's spread: %+v", sp)
+	}
 	all := append(append([]corev1.Container{}, p.InitContainers...), p.Containers...)
 	if len(all) != 3 {
 		t.Fatalf("%d containers", len(all))
