@@ -325,7 +325,9 @@ func kubeCampaignSpread(t *testing.T, node kubeNode, tag string) {
 		t.Fatal(err)
 	}
 	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
-	t.Cleanup(func() { node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s") })
+	t.Cleanup(func() {
+		node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s")
+	})
 	dir := t.TempDir()
 	file := filepath.Join(dir, "experiment.yaml")
 	writeFile(t, file, campaignFile(t, tag, 3, "1m"))
