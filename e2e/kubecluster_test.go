@@ -43,20 +43,7 @@ var workerDaemons = []string{"containerd", "kubelet", "kube-proxy", "kube-router
 func TestKubernetesNodes(t *testing.T) {
 	requireKubeNode(t)
 
-	tag := fmt.Sprintf("e2e-nodes-%d", os.Getpid())
-	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
-	before := hostState(t)
-	if presentBefore = nodePathsPresent(); len(presentBefore) > 0 {
-		t.Logf("before kube-up, paths the node would make exist already: %s", strings.Join(presentBefore, " "))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
-			t.Errorf("kube-down: %v\n%s", err, out)
-		}
-		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay", "pause", "netprobe"} {
-			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag).Run()
-		}
-	})
+	tag, before := nodeTestStart(t, "e2e-nodes")
 	probe := buildProbeImage(t, tag)
 
 	port, admin := freePort(t), freePort(t)

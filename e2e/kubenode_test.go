@@ -88,26 +88,7 @@ func nodeScript(t *testing.T, args ...string) string {
 func TestKubernetesNode(t *testing.T) {
 	requireKubeNode(t)
 
-	tag := fmt.Sprintf("e2e-kube-%d", os.Getpid())
-	// Every kubectl the test starts keeps its cache with the node, as
-	// kube-node.sh's do, not in ~/.kube.
-	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
-	before := hostState(t)
-	// What an earlier run may have left: said, and compared by content
-	// (hostState lists these paths' files), so that nothing this run
-	// writes into them goes unseen.
-	if presentBefore = nodePathsPresent(); len(presentBefore) > 0 {
-		t.Logf("before kube-up, paths the node would make exist already (left by an earlier run, or another program's): %s", strings.Join(presentBefore, " "))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
-			t.Errorf("kube-down: %v\n%s", err, out)
-		}
-		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay", "pause", "netprobe"} {
-			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag).Run()
-			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag+"-cover").Run() // make images COVER=1's
-		}
-	})
+	tag, before := nodeTestStart(t, "e2e-kube")
 	probe := buildProbeImage(t, tag)
 
 	// A kube-up that fails half-way (here: no image with its tag, found
@@ -868,6 +849,35 @@ func triggersOf(t *testing.T, results string) map[catalogue.ID]int {
 			n[id]++
 		}
 	}
+}
+
+// nodeTestStart begins a test that brings the node up: its image tag
+// (prefix and the test's PID) and the machine's state before; when the
+// test ends, the node is taken down and the images built with that tag
+// removed.
+func nodeTestStart(t *testing.T, prefix string) (tag string, before map[string]string) {
+	t.Helper()
+	tag = fmt.Sprintf("%s-%d", prefix, os.Getpid())
+	// Every kubectl the test starts keeps its cache with the node, as
+	// kube-node.sh's do, not in ~/.kube.
+	t.Setenv("KUBECACHEDIR", filepath.Join(kubeNodeRoot, "kube-cache"))
+	before = hostState(t)
+	// What an earlier run may have left: said, and compared by content
+	// (hostState lists these paths' files), so that nothing this run
+	// writes into them goes unseen.
+	if presentBefore = nodePathsPresent(); len(presentBefore) > 0 {
+		t.Logf("before kube-up, paths the node would make exist already (left by an earlier run, or another program's): %s", strings.Join(presentBefore, " "))
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("../scripts/kube-node.sh", "down").CombinedOutput(); err != nil {
+			t.Errorf("kube-down: %v\n%s", err, out)
+		}
+		for _, img := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc", "showcase-agent", "showcase-replay", "pause", "netprobe"} {
+			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag).Run()
+			_ = exec.Command("docker", "rmi", "defect-showcase/"+img+":"+tag+"-cover").Run() // make images COVER=1's
+		}
+	})
+	return tag, before
 }
 
 // requireKubeNode: what make kube-up needs (root, a Docker engine, the
