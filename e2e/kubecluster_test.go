@@ -27,19 +27,19 @@ var workerDaemons = []string{"containerd", "kubelet", "kube-proxy", "kube-router
 // each worker in network and mount namespaces of its own (not the host's,
 // not another node's) with its own containerd, kubelet, kube-proxy and
 // kube-router, its fence in place and no default route; the showcase's
-// Pods spread over the three; the endpoint suite passes through the
-// forwarded port (the gateway reaches services on other nodes); from a
-// Pod on each node, every showcase Pod's admin port (on all three nodes)
+// Pods spread over more than one node; the endpoint suite passes through
+// the forwarded port (the gateway reaches services on other nodes); from
+// a Pod on each node, every showcase Pod's admin port (on whichever node)
 // and the gateway's Service are reached where the NetworkPolicies allow
 // it, and nothing where they do not (so each node's kube-router enforces
-// them); a Pod on each worker sends nothing past that worker's fence; and
-// a campaign of six trials as Jobs (-parallel from the three nodes'
+// them); a Pod on each worker sends nothing past that worker's fence; a
+// campaign of six trials as Jobs (-parallel from the three nodes'
 // allocatable CPU) runs on all three, each reference trial detecting all
-// ten defects; when a worker is lost as in a power cut (kube-node.sh lose), its Node
-// goes NotReady, its Pods are replaced on the other nodes and the suite
-// passes again, and the operator's out-of-service taint lets Kubernetes
-// finish the Pods left bound to it; after kube-down the machine is as
-// before.
+// ten defects; when a worker is lost as in a power cut (kube-node.sh
+// lose), its Node goes NotReady, its Pods are replaced on the other nodes
+// and the suite passes again, and the operator's out-of-service taint
+// lets Kubernetes finish the Pods left bound to it; after kube-down the
+// machine is as before.
 func TestKubernetesNodes(t *testing.T) {
 	requireKubeNode(t)
 
@@ -63,16 +63,17 @@ func TestKubernetesNodes(t *testing.T) {
 	node := kubeNode{base: "http://127.0.0.1:" + port, admin: "http://127.0.0.1:" + admin, pod: m[1], probe: probe}
 
 	t.Run("three nodes, each of its own", func(t *testing.T) { kubeNodesApart(t, node) })
+	// The scheduler places the five Deployments' Pods by the nodes' room
+	// alone (their spread is per Deployment): over more than one node, and
+	// here, in every run so far, over all three.
 	t.Run("the Pods spread over the nodes", func(t *testing.T) {
 		on := map[string]int{}
 		for _, p := range showcasePods(t, node) {
 			on[p.Spec.NodeName]++
 		}
 		t.Logf("showcase Pods by node: %v", on)
-		for _, n := range clusterNodes {
-			if on[n] == 0 {
-				t.Errorf("no showcase Pod on %s: %v", n, on)
-			}
+		if len(on) < 2 {
+			t.Errorf("every showcase Pod on one node: %v", on)
 		}
 	})
 	client := &http.Client{Timeout: time.Minute}
