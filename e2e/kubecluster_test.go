@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,8 @@ func kubeNodesApart(t *testing.T, node kubeNode) {
 	}
 }
 
+var vmRSS = regexp.MustCompile(`(?m)^VmRSS:\s+(\d+) kB`)
+
 // rssKB is a process's resident memory in KiB (VmRSS).
 func rssKB(t *testing.T, pid string) int {
 	t.Helper()
@@ -164,12 +167,14 @@ func rssKB(t *testing.T, pid string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	m := vmRSS.FindSubmatch(b)
 	if m == nil {
 		t.Fatalf("no VmRSS for %s", pid)
 	}
-	var kb int
-	fmt.Sscan(string(m[1]), &kb)
+	kb, err := strconv.Atoi(string(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return kb
 }
 
