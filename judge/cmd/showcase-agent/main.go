@@ -31,8 +31,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	signalled := ctx.Err() != nil
 	stop()
 	switch {
+	case err == nil && signalled:
+		os.Exit(agent.ExitStopped) // the folder is written; the trial was cut short
 	case err == nil, errors.Is(err, flag.ErrHelp):
 	default:
 		fmt.Fprintln(os.Stderr, "showcase-agent:", err)

@@ -41,6 +41,13 @@ const PathDefects = "/defects"
 // ResultFile is what the agent says of the run, in the trial's folder.
 const ResultFile = "agent.json"
 
+// ExitStopped is the agent's exit status when a signal stopped the trial
+// (its Pod was deleted or evicted), after it wrote the folder: 128+15, as
+// a shell reports SIGTERM. Kubernetes then counts its Pod failed, not
+// succeeded, so that the Job may run the trial again; the runner, when
+// it deleted the Job itself, reads the folder as an interrupted trial.
+const ExitStopped = 143
+
 // Result is how the tool ran, as the agent saw it, on the node's clock.
 type Result struct {
 	Start    time.Time       `json:"start"`
