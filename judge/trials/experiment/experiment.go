@@ -57,8 +57,15 @@ type Experiment struct {
 	// CoverageEvery (0: trials.DefaultCoverageEvery).
 	Coverage      string
 	CoverageEvery time.Duration
-	Tools         []Tool
+	// Retries is how many times, on a cluster, a trial whose attempt was
+	// lost (its Pod evicted, preempted or gone with its node) runs again:
+	// at most Retries+1 attempts. Default 2.
+	Retries int
+	Tools   []Tool
 }
+
+// DefaultRetries is an experiment's retries when its file gives none.
+const DefaultRetries = 2
 
 // Resources are a trial's CPU and memory, as Kubernetes quantities.
 type Resources struct {
@@ -115,6 +122,8 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 		switch k.Value {
 		case "trials":
 			e.Trials = p.positive(v, "trials")
+		case "retries":
+			e.Retries = p.count(v, "retries")
 		case "budget":
 			e.Budget = p.duration(v, "budget")
 		case "interrupt_grace":
@@ -168,7 +177,7 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 		case "tools":
 			e.Tools = p.tools(v)
 		default:
-			p.fail(k, k.Value, "unknown key (an experiment takes trials, budget, seeds, defects, resources, interrupt_grace, term_grace, showcase, coverage and tools)")
+			p.fail(k, k.Value, "unknown key (an experiment takes trials, budget, seeds, defects, resources, interrupt_grace, term_grace, retries, showcase, coverage and tools)")
 		}
 		if p.err != nil {
 			return nil, p.err
@@ -179,6 +188,9 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 	}
 	if e.Trials == 0 {
 		e.Trials = 10
+	}
+	if seen["retries"] == nil {
+		e.Retries = DefaultRetries
 	}
 	if e.Budget == 0 {
 		e.Budget = 10 * time.Minute
@@ -233,6 +245,17 @@ func (p *parser) positive(n *yaml.Node, key string) int {
 	v, err := strconv.Atoi(s)
 	if p.err == nil && (err != nil || v <= 0) {
 		p.fail(n, key, "%q is not a whole number above 0", s)
+	}
+	return v
+}
+
+// count is a whole number, 0 or more (at most 10: each is a whole
+// trial's time again).
+func (p *parser) count(n *yaml.Node, key string) int {
+	s := p.scalar(n, key)
+	v, err := strconv.Atoi(s)
+	if p.err == nil && (err != nil || v < 0 || v > 10) {
+		p.fail(n, key, "%q is not a whole number from 0 to 10", s)
 	}
 	return v
 }

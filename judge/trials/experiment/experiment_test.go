@@ -51,8 +51,14 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Trials != 10 || e.Budget != 10*time.Minute || e.Seeds != nil || e.Defects != catalogue.All() {
+	if e.Trials != 10 || e.Budget != 10*time.Minute || e.Seeds != nil || e.Defects != catalogue.All() || e.Retries != 2 {
 		t.Errorf("defaults %+v", e)
+	}
+	for in, want := range map[string]int{"0": 0, "5": 5} {
+		e, err = Parse("x.yaml", []byte("retries: "+in+"\ntools:\n  - {name: a, command: [a]}\n"))
+		if err != nil || e.Retries != want {
+			t.Errorf("retries: %s: %d, %v", in, e.Retries, err)
+		}
 	}
 	e, err = Parse("x.yaml", []byte("defects: none\nshowcase: {image: r/g:1, agent: r/a:1}\ntools:\n  - {name: a, command: [a]}\n"))
 	if err != nil || e.Defects != catalogue.None() || e.Showcase != "r/g:1" || e.Agent != "r/a:1" {
@@ -75,6 +81,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad quantity", "resources:\n  cpu: one\n" + tool, `x.yaml:2: resources.cpu: "one" is not a quantity`},
 		{"bad memory", "resources: {cpu: 1, memory: 512MB}\n" + tool, `x.yaml:1: resources.memory: "512MB" is not a quantity`},
 		{"bad trials", "trials: ten\n" + tool, `x.yaml:1: trials: "ten" is not a whole number`},
+		{"negative retries", "retries: -1\n" + tool, `x.yaml:1: retries: "-1" is not a whole number from 0 to 10`},
+		{"too many retries", "retries: 11\n" + tool, `x.yaml:1: retries: "11" is not a whole number from 0 to 10`},
 		{"seeds for other trials", "trials: 2\nseeds: [1, 2, 3]\n" + tool, "x.yaml:2: seeds: 3 seeds for 2 trials"},
 		{"bad defects", "defects: SEC-99\n" + tool, "x.yaml:1: defects:"},
 		{"no tools", "trials: 2\n", "tools: missing"},
