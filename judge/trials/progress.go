@@ -65,6 +65,8 @@ type TrialProgress struct {
 	// where the code's was recorded.
 	Coverage   *LiveCoverage `json:"coverage,omitempty"`
 	Statements *int          `json:"statements,omitempty"`
+	// Attempts are its tries on a cluster so far, once one was lost.
+	Attempts []Attempt `json:"attempts,omitempty"`
 }
 
 // LiveInterval is how often a running trial's instance is asked what it
@@ -102,6 +104,9 @@ func LiveCoverageOf(c *coverage.Report) *LiveCoverage {
 // ProgressOf is an ended trial's progress, from its record.
 func ProgressOf(t Trial) TrialProgress {
 	p := TrialProgress{Tool: t.Tool, Number: t.Number, Seed: t.Seed, Dir: t.Dir, Budget: t.Budget}
+	if t.Lost() > 0 {
+		p.Attempts = t.Attempts
+	}
 	if !t.Ran() {
 		p.State, p.NotRun = StateNotRun, t.NotRun
 		return p

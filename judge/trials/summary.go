@@ -92,10 +92,14 @@ type ToolSummary struct {
 	Outcomes map[string]int `json:"outcomes"`
 	// NotRun are the trials that could not run (Trials does not count
 	// them): left out of every figure below.
-	NotRun        []NotRun `json:"not_run,omitempty"`
-	TestedNothing []int    `json:"tested_nothing"`
-	NoReport      []int    `json:"no_report"`
-	Truncated     []int    `json:"truncated"`
+	NotRun []NotRun `json:"not_run,omitempty"`
+	// Lost are the attempts lost on a cluster (their Pods evicted or gone
+	// with their nodes): never scored, each trial scored from its attempt
+	// that ran (or counted in NotRun when none did).
+	Lost          []LostAttempt `json:"lost,omitempty"`
+	TestedNothing []int         `json:"tested_nothing"`
+	NoReport      []int         `json:"no_report"`
+	Truncated     []int         `json:"truncated"`
 	// Detected is each trial's count of defects detected, in trial order.
 	Detected       []int   `json:"detected"`
 	DetectedSpread *Spread `json:"detected_spread"`
@@ -170,10 +174,16 @@ func Summarize(trials []Trial, fallback float64) Summary {
 	var names []string
 	byTool := map[string][]Trial{}
 	notRun := map[string][]NotRun{}
+	lost := map[string][]LostAttempt{}
 	for _, t := range trials {
 		if _, ok := byTool[t.Tool]; !ok {
 			names = append(names, t.Tool)
 			byTool[t.Tool] = nil
+		}
+		for _, a := range t.Attempts {
+			if a.Ended == AttemptLost {
+				lost[t.Tool] = append(lost[t.Tool], LostAttempt{Trial: t.Number, Attempt: a.Number, Node: a.Node, Why: a.Why})
+			}
 		}
 		// A trial that could not run is named and counted, and left out
 		// of every statistic: it is neither a trial that tested nothing
@@ -187,7 +197,7 @@ func Summarize(trials []Trial, fallback float64) Summary {
 	var ran []ToolSummary
 	for _, name := range names {
 		ts := summarizeTool(name, byTool[name], fallback)
-		ts.NotRun = notRun[name]
+		ts.NotRun, ts.Lost = notRun[name], lost[name]
 		s.Tools = append(s.Tools, ts)
 		if ts.Trials > 0 {
 			ran = append(ran, ts)
@@ -202,6 +212,15 @@ func Summarize(trials []Trial, fallback float64) Summary {
 		s.Ranking = rank(ran)
 	}
 	return s
+}
+
+// LostAttempt is one attempt of a trial lost on a cluster: where, and
+// why in Kubernetes' words.
+type LostAttempt struct {
+	Trial   int    `json:"trial"`
+	Attempt int    `json:"attempt"`
+	Node    string `json:"node,omitempty"`
+	Why     string `json:"why"`
 }
 
 // NotRun is a trial that could not run, and why.

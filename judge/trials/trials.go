@@ -14,6 +14,7 @@
 package trials
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -108,6 +109,52 @@ type Trial struct {
 	// evicted, killed for its memory). Such a trial has no stages: it is
 	// counted apart, never as a trial that tested nothing.
 	NotRun string `json:"not_run,omitempty"`
+	// Attempts are the trial's tries on a cluster, in order: the last is
+	// the one it was scored from (or why it could not run), each before it
+	// lost.
+	Attempts []Attempt `json:"attempts,omitempty"`
+}
+
+// How an attempt ended.
+const (
+	AttemptRan    = "ran"     // to its end (or the runner's interruption): the trial is its
+	AttemptLost   = "lost"    // its Pod deleted, evicted or gone with its node, by anyone but the runner
+	AttemptNotRun = "not run" // it could not start, or never came (the Job gave up)
+)
+
+// Attempt is one try at a trial on a cluster: its Pod, its node, when it
+// started and ended, how (AttemptRan, AttemptLost, AttemptNotRun) and
+// why, in Kubernetes' words. A lost attempt is never scored, neither as
+// a trial that found nothing nor as one cut short: its trial runs again,
+// as the Job's next Pod, up to the experiment's retries.
+type Attempt struct {
+	Number int        `json:"attempt"`
+	Pod    string     `json:"pod,omitempty"`
+	Node   string     `json:"node,omitempty"`
+	Start  *time.Time `json:"start,omitempty"`
+	End    time.Time  `json:"end"`
+	Ended  string     `json:"ended"`
+	Why    string     `json:"why,omitempty"`
+}
+
+// AttemptsText is the trial's attempts in a few words, when one was
+// lost: "3 (2 lost)"; "" otherwise.
+func (t Trial) AttemptsText() string {
+	if n := t.Lost(); n > 0 {
+		return fmt.Sprintf("%d (%d lost)", len(t.Attempts), n)
+	}
+	return ""
+}
+
+// Lost is how many of the trial's attempts were lost.
+func (t Trial) Lost() int {
+	n := 0
+	for _, a := range t.Attempts {
+		if a.Ended == AttemptLost {
+			n++
+		}
+	}
+	return n
 }
 
 // Image is one container's image as the trial ran it.

@@ -165,3 +165,38 @@ func TestUntimedTool(t *testing.T) {
 		t.Errorf("the untimed tool: %+v", s.Tools[1].Defects[0])
 	}
 }
+
+// A trial whose first attempt was lost on a cluster and whose second ran
+// is one trial, scored from the second: the summary names the lost
+// attempt, the Markdown and the page say it, and every figure is the
+// same as without it.
+func TestLostAttempt(t *testing.T) {
+	t.Parallel()
+	ts := rescored(t, copyRun(t, replayRun), "report.csv")
+	before := Summarize(ts, 600)
+	ts[2].Attempts = []Attempt{
+		{Number: 1, Pod: "trial-r-replay-03-a", Node: "showcase-worker-1", Ended: AttemptLost, Why: "DeletionByTaintManager: Taint manager: deleting due to NoExecute taint key node.kubernetes.io/unreachable"},
+		{Number: 2, Pod: "trial-r-replay-03-b", Node: "showcase-node", Ended: AttemptRan},
+	}
+	s := Summarize(ts, 600)
+	tool := s.Tools[0]
+	if len(tool.Lost) != 1 || tool.Lost[0] != (LostAttempt{Trial: 3, Attempt: 1, Node: "showcase-worker-1", Why: ts[2].Attempts[0].Why}) {
+		t.Errorf("lost %+v", tool.Lost)
+	}
+	if tool.Trials != before.Tools[0].Trials || !slices.Equal(tool.Detected, before.Tools[0].Detected) || len(tool.NotRun) != 0 {
+		t.Errorf("the figures changed: %d trials, detected %v, not run %v", tool.Trials, tool.Detected, tool.NotRun)
+	}
+	var md, page strings.Builder
+	if err := s.WriteMarkdown(&md, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "Trial 3's attempt 1 was lost on node showcase-worker-1, and is not scored: DeletionByTaintManager") {
+		t.Errorf("the Markdown does not say it:\n%s", md.String())
+	}
+	if err := s.WriteHTML(&page, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "trial 3, attempt 1 on showcase-worker-1: DeletionByTaintManager") || !strings.Contains(page.String(), "<td>2 (1 lost)</td>") {
+		t.Error("the page does not show the attempts")
+	}
+}

@@ -41,6 +41,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -92,6 +93,9 @@ type Cluster struct {
 	// TTL is how long a finished Job stays if the runner does not delete
 	// it (the runner was killed).
 	TTL time.Duration
+	// Retries is how many times a trial whose attempt was lost runs
+	// again: its Job's backoffLimit.
+	Retries int
 }
 
 // Connect is a client for the kubeconfig (""; the usual: $KUBECONFIG,
@@ -159,6 +163,10 @@ func ready(n corev1.Node) bool {
 }
 
 // Execute runs the trial as a Job and collects its folder into s.Dir.
+// Each of the Job's Pods is an attempt: one lost (evicted, preempted,
+// deleted by anyone but the runner, gone with its node) is recorded,
+// never scored, and the Job's next Pod is followed, up to Retries; the
+// Job's pod failure policy is what makes Kubernetes run it again.
 func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) error {
 	if s.Tool.Image == "" {
 		return fmt.Errorf("%s: no image: on a cluster each tool names the image its command runs in", s.Tool.Name)
@@ -175,70 +183,163 @@ func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) e
 	// Job; then the fence owned by the Job, to go with it.
 	jobs := c.Client.BatchV1().Jobs(c.Namespace)
 	pols := c.Client.NetworkingV1().NetworkPolicies(c.Namespace)
+	// Resumed, a Job the earlier runner made is taken up again as it is
+	// (running, or ended while no runner was there), its logs read from
+	// their start; one that is gone (ended and deleted at its TTL) took its
+	// trial's result with it: that is a lost attempt, and the trial runs
+	// again.
 	pol, err := pols.Create(ctx, c.policy(name, lbl), metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) && s.Resumed {
+		pol, err = pols.Get(ctx, name, metav1.GetOptions{})
+	}
 	if err != nil {
 		return fmt.Errorf("the trial's NetworkPolicy: %w", err)
 	}
 	job, err := jobs.Create(ctx, c.job(name, lbl, s, t), metav1.CreateOptions{})
-	if err != nil {
+	switch {
+	case apierrors.IsAlreadyExists(err) && s.Resumed:
+		if job, err = jobs.Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("the trial's Job: %w", err)
+		}
+		s.Say("%s trial %d: re-attached to Job %s/%s, made %s", t.Tool, t.Number, c.Namespace, name, job.CreationTimestamp.UTC().Format(time.RFC3339))
+	case err != nil:
 		_ = pols.Delete(context.WithoutCancel(ctx), pol.Name, metav1.DeleteOptions{})
 		return fmt.Errorf("the trial's Job: %w", err)
+	case s.StartedBefore:
+		why := fmt.Sprintf("its Job was gone when the runner came back (ended and deleted at its TTL, %s, or deleted by someone): its result went with it", c.TTL)
+		t.Attempts = append(t.Attempts, trials.Attempt{Number: 1, End: time.Now().UTC(), Ended: trials.AttemptLost, Why: why})
+		s.Say("%s trial %d: %s; it runs again", t.Tool, t.Number, why)
+		if s.Lost != nil {
+			s.Lost(t.Attempts)
+		}
 	}
-	pol.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))}
-	if _, err := pols.Update(ctx, pol, metav1.UpdateOptions{}); err != nil {
-		s.Say("%s trial %d: the NetworkPolicy's owner: %v (it stays until -clean)", t.Tool, t.Number, err)
+	if len(pol.OwnerReferences) == 0 {
+		pol.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(job, batchv1.SchemeGroupVersion.WithKind("Job"))}
+		if _, err := pols.Update(ctx, pol, metav1.UpdateOptions{}); err != nil {
+			s.Say("%s trial %d: the NetworkPolicy's owner: %v (it stays until -clean)", t.Tool, t.Number, err)
+		}
 	}
-	// Whatever happens next, the Job and its Pod go before Execute returns.
+	// Whatever happens next, the Job, its fence and its Pods go before
+	// Execute returns.
 	defer func() {
 		if err := c.deleteJob(context.WithoutCancel(ctx), name); err != nil {
 			s.Say("%s trial %d: deleting Job %s: %v", t.Tool, t.Number, name, err)
 		}
 	}()
 
-	pod, why := c.waitStarted(ctx, name)
-	if pod == nil {
-		t.NotRun = why
-		return nil
+	seen := map[types.UID]bool{}
+	for pods := 1; ; pods++ { // the Job's Pods so far
+		a := trials.Attempt{Number: len(t.Attempts) + 1}
+		var pod *corev1.Pod
+		var why string
+		if pods == 1 {
+			pod, why = c.waitStarted(ctx, name, seen)
+		} else {
+			pod, why = c.nextAttempt(ctx, name, seen)
+		}
+		if pod != nil {
+			seen[pod.UID] = true
+			a.Pod, a.Node = pod.Name, pod.Spec.NodeName
+			t.Pod, t.Node = pod.Name, pod.Spec.NodeName
+		}
+		if pod == nil || why != "" {
+			a.End, a.Ended, a.Why = time.Now().UTC(), trials.AttemptNotRun, why
+			t.Attempts = append(t.Attempts, a)
+			t.NotRun = why
+			if lost := t.Lost(); lost > 0 {
+				t.NotRun = fmt.Sprintf("%d attempts lost, then %s", lost, why)
+			}
+			return nil
+		}
+		started := time.Now()
+		a.Start = ptr.To(started.UTC())
+		if s.Started != nil {
+			s.Started(started)
+		}
+		lost, err := c.attempt(ctx, s, t, pod)
+		a.End = time.Now().UTC()
+		if lost == "" {
+			a.Ended = trials.AttemptRan
+			if !t.Ran() {
+				a.Ended, a.Why = trials.AttemptNotRun, t.NotRun
+			}
+			t.Attempts = append(t.Attempts, a)
+			return err
+		}
+		a.Ended, a.Why = trials.AttemptLost, lost
+		t.Attempts = append(t.Attempts, a)
+		keepAttempt(s.Dir, a.Number)
+		if pods > c.Retries {
+			t.NotRun = fmt.Sprintf("lost %d times (retries: %d), the last on node %s: %s", pods, c.Retries, a.Node, lost)
+			return nil
+		}
+		s.Say("%s trial %d: attempt %d lost on node %s: %s; it runs again once Kubernetes counts its Pod failed (a node that is gone: once its Node is deleted or tainted %s)",
+			t.Tool, t.Number, a.Number, a.Node, lost, corev1.TaintNodeOutOfService)
+		if s.Lost != nil {
+			s.Lost(t.Attempts)
+		}
 	}
-	t.Pod, t.Node = pod.Name, pod.Spec.NodeName
-	if why != "" {
-		t.NotRun = why
-		return nil
-	}
-	if s.Started != nil {
-		s.Started(time.Now())
-	}
+}
 
+// attempt follows one of the trial's Pods, started, to its end, and reads
+// its folder into the trial; or says why the attempt was lost (then the
+// trial holds nothing of it).
+func (c *Cluster) attempt(ctx context.Context, s runner.Spec, t *trials.Trial, pod *corev1.Pod) (lost string, err error) {
 	// The instance's log and the tool's, followed until each container
-	// ends. Interrupted, the runner deletes the Job: the Pod's containers
-	// get SIGTERM, the agent stops the tool as at the budget and writes
-	// its folder, and the logs run to their end.
-	follow := context.WithoutCancel(ctx)
+	// ends, or the attempt is lost: a Pod whose node is gone sends no end
+	// of its log. Interrupted, the runner deletes the Job: the Pod's
+	// containers get SIGTERM, the agent stops the tool as at the budget
+	// and writes its folder, and the logs run to their end.
+	follow, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFollow()
+	lostc := make(chan string, 1)
+	go func() {
+		if why := c.watchLost(follow, pod); why != "" {
+			lostc <- why
+		}
+	}()
 	var wg sync.WaitGroup
 	var serverErr error
 	wg.Go(func() {
 		serverErr = c.followTo(follow, pod.Name, showcase, filepath.Join(s.Dir, trials.ServerLog), nil)
 	})
-	toolLog := filepath.Join(s.Dir, "agent.log")
+	toolLog := filepath.Join(s.Dir, agentLog)
 	toolDone := make(chan error, 1)
 	go func() { toolDone <- c.followTo(follow, pod.Name, toolName, toolLog, s.Live) }()
 	var followErr error
 	select {
 	case followErr = <-toolDone:
+	case lost = <-lostc:
+		stopFollow()
+		<-toolDone
+		wg.Wait()
+		return lost, nil
 	case <-ctx.Done():
-		s.Say("%s trial %d: interrupted: deleting Job %s, the tool stopped as at its budget", t.Tool, t.Number, name)
-		if err := c.deleteJob(follow, name); err != nil {
-			s.Say("%s trial %d: deleting Job %s: %v", t.Tool, t.Number, name, err)
+		s.Say("%s trial %d: interrupted: deleting Job %s, the tool stopped as at its budget", t.Tool, t.Number, pod.Labels[LabelJob])
+		// The logs end when the Pod's containers do; a Pod whose node is
+		// gone is given up after its grace.
+		grace := time.Duration(ptr.Deref(pod.Spec.TerminationGracePeriodSeconds, 30)) * time.Second
+		defer time.AfterFunc(grace+30*time.Second, stopFollow).Stop()
+		if err := c.deleteJob(follow, pod.Labels[LabelJob]); err != nil {
+			s.Say("%s trial %d: deleting Job %s: %v", t.Tool, t.Number, pod.Labels[LabelJob], err)
 		}
 		followErr = <-toolDone
 	}
 	wg.Wait()
 
 	// What the Pod says of itself now: its images' digests, how its
-	// containers ended.
+	// containers ended, and whether it was taken away (the runner's own
+	// interruption aside).
 	final, err := c.Client.CoreV1().Pods(c.Namespace).Get(follow, pod.Name, metav1.GetOptions{})
-	if err != nil {
+	switch {
+	case apierrors.IsNotFound(err) && ctx.Err() == nil:
+		return "the Pod was deleted", nil
+	case err != nil:
 		final = pod
+	case ctx.Err() == nil:
+		if why := lostPod(final); why != "" {
+			return why, nil
+		}
 	}
 	t.Images = images(final)
 	f, err := os.Open(toolLog)
@@ -248,7 +349,7 @@ func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) e
 	}
 	if err == nil {
 		_ = os.Remove(toolLog)
-		return c.apply(s.Dir, t)
+		return "", c.apply(s.Dir, t)
 	}
 	// No folder came back: Kubernetes says why, or the log does.
 	if why := ended(final); why != "" {
@@ -256,7 +357,141 @@ func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) e
 	} else {
 		t.NotRun = fmt.Sprintf("the agent's folder did not come back: %v (its log: %s)", errors.Join(err, followErr, serverErr), toolLog)
 	}
-	return nil
+	return "", nil
+}
+
+// agentLog is the tool's container's log in the trial's folder, until
+// the folder it carries is read out of it.
+const agentLog = "agent.log"
+
+// keepAttempt moves a lost attempt's logs out of the trial's way, into
+// attempts/N: the next attempt writes its own.
+func keepAttempt(dir string, n int) {
+	to := filepath.Join(dir, "attempts", strconv.Itoa(n))
+	if os.MkdirAll(to, 0o755) != nil {
+		return
+	}
+	for _, f := range []string{trials.ServerLog, agentLog} {
+		_ = os.Rename(filepath.Join(dir, f), filepath.Join(to, f))
+	}
+}
+
+// lostPod is why a Pod that started was taken away before its tool ran
+// to its end, or "": a disruption Kubernetes names (an eviction, a
+// preemption, its node's taint, the Pod's garbage collection), its
+// deletion, or the agent's own word that a signal stopped it. A tool that
+// ended of itself (the agent exited 0) ran to its end, whatever happened
+// to the Pod after.
+func lostPod(p *corev1.Pod) string {
+	for _, st := range p.Status.ContainerStatuses {
+		if x := st.State.Terminated; st.Name == toolName && x != nil && x.ExitCode == 0 {
+			return ""
+		}
+	}
+	for _, cd := range p.Status.Conditions {
+		if cd.Type == corev1.DisruptionTarget && cd.Status == corev1.ConditionTrue {
+			return reason(cd.Reason, cd.Message, "disrupted")
+		}
+	}
+	if p.DeletionTimestamp != nil {
+		return "the Pod was deleted"
+	}
+	for _, st := range p.Status.ContainerStatuses {
+		if x := st.State.Terminated; st.Name == toolName && x != nil && x.ExitCode == agent.ExitStopped {
+			return "the Pod was stopped (its tool's agent exited " + strconv.Itoa(agent.ExitStopped) + ")"
+		}
+	}
+	return ""
+}
+
+// watchLost watches a Pod that started until it is lost (then why), or
+// until ctx ends or its tool has ended ("").
+func (c *Cluster) watchLost(ctx context.Context, pod *corev1.Pod) string {
+	var why string
+	_, _ = watchtools.UntilWithSync(ctx, c.podsOf(pod.Labels[LabelJob]), &corev1.Pod{}, func(store cache.Store) (bool, error) {
+		for _, o := range store.List() {
+			if o.(*corev1.Pod).UID == pod.UID {
+				return false, nil
+			}
+		}
+		why = "the Pod was deleted"
+		return true, nil
+	}, func(e watch.Event) (bool, error) {
+		p, ok := e.Object.(*corev1.Pod)
+		if !ok || p.UID != pod.UID {
+			return false, nil
+		}
+		if e.Type == watch.Deleted {
+			why = "the Pod was deleted"
+			return true, nil
+		}
+		if toolEnded(p) {
+			return true, nil
+		}
+		why = lostPod(p)
+		return why != "", nil
+	})
+	return why
+}
+
+func toolEnded(p *corev1.Pod) bool {
+	for _, st := range p.Status.ContainerStatuses {
+		if st.Name == toolName && st.State.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// nextAttempt waits for the Job's next Pod after a lost one, however long
+// Kubernetes takes to count the lost one failed (a Pod on a node that is
+// gone stays until its Node is deleted or tainted out-of-service), unless
+// the Job gives up first (its retries spent, its deadline passed); then
+// waits for it to start, as the first.
+func (c *Cluster) nextAttempt(ctx context.Context, name string, seen map[types.UID]bool) (*corev1.Pod, string) {
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		if why := c.jobFailed(wctx, name); why != "" {
+			cancel(errors.New(why))
+		}
+	}()
+	_, err := watchtools.UntilWithSync(wctx, c.podsOf(name), &corev1.Pod{}, nil, func(e watch.Event) (bool, error) {
+		p, ok := e.Object.(*corev1.Pod)
+		return ok && e.Type != watch.Deleted && !seen[p.UID], nil
+	})
+	switch {
+	case err == nil:
+		return c.waitStarted(ctx, name, seen)
+	case ctx.Err() != nil:
+		return nil, "interrupted before its next attempt"
+	default:
+		return nil, "the Job gave up: " + context.Cause(wctx).Error()
+	}
+}
+
+// jobFailed watches the Job until it has failed (then its reason), or
+// ctx ends ("").
+func (c *Cluster) jobFailed(ctx context.Context, name string) string {
+	var why string
+	_, _ = watchtools.UntilWithSync(ctx, c.jobNamed(name), &batchv1.Job{}, nil, func(e watch.Event) (bool, error) {
+		j, ok := e.Object.(*batchv1.Job)
+		if !ok {
+			return false, nil
+		}
+		if e.Type == watch.Deleted {
+			why = "the Job was deleted"
+			return true, nil
+		}
+		for _, cd := range j.Status.Conditions {
+			if (cd.Type == batchv1.JobFailed || cd.Type == batchv1.JobFailureTarget) && cd.Status == corev1.ConditionTrue {
+				why = reason(cd.Reason, cd.Message, "failed")
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	return why
 }
 
 // apply reads what the agent said into the trial.
@@ -348,7 +583,13 @@ func restricted() *corev1.SecurityContext {
 func (c *Cluster) job(name string, lbl map[string]string, s runner.Spec, t *trials.Trial) *batchv1.Job {
 	l := s.Limits
 	grace := int64(math.Ceil((l.InterruptGrace + l.TermGrace).Seconds())) + 30
-	deadline := int64(math.Ceil((c.StartTimeout + l.Budget + l.InterruptGrace + l.TermGrace).Seconds())) + 120
+	// Each attempt's most, and the Job controller's back-off before each
+	// retry (10 s, doubled each time, at most 6 minutes).
+	attempt := int64(math.Ceil((c.StartTimeout + l.Budget + l.InterruptGrace + l.TermGrace).Seconds())) + 120
+	deadline := attempt
+	for i, backoff := 0, int64(10); i < c.Retries; i, backoff = i+1, min(2*backoff, 360) {
+		deadline += attempt + backoff
+	}
 	vol := func(n string) corev1.Volume {
 		return corev1.Volume{Name: n, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 	}
@@ -361,7 +602,21 @@ func (c *Cluster) job(name string, lbl map[string]string, s runner.Spec, t *tria
 	return &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: c.Namespace, Labels: lbl},
 		Spec: batchv1.JobSpec{
-			BackoffLimit:            ptr.To[int32](0),
+			// A lost attempt (a disruption Kubernetes names, or the agent's
+			// word that a signal stopped it) counts against the retries; the
+			// tool's own failure ends the Job, as a retry would meet it
+			// again. A Pod is replaced only once it has failed, never while
+			// the lost one may still run.
+			BackoffLimit:         ptr.To(int32(c.Retries)),
+			PodReplacementPolicy: ptr.To(batchv1.Failed),
+			PodFailurePolicy: &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{{
+				Action:          batchv1.PodFailurePolicyActionCount,
+				OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue}},
+			}, {
+				Action: batchv1.PodFailurePolicyActionFailJob,
+				OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{ContainerName: ptr.To(toolName),
+					Operator: batchv1.PodFailurePolicyOnExitCodesOpNotIn, Values: []int32{0, agent.ExitStopped}},
+			}}},
 			ActiveDeadlineSeconds:   ptr.To(deadline),
 			TTLSecondsAfterFinished: ptr.To(int32(c.TTL.Seconds())),
 			Template: corev1.PodTemplateSpec{
@@ -437,18 +692,18 @@ func (c *Cluster) podsOf(name string) cache.ListerWatcher {
 	}
 }
 
-// waitStarted watches the Job's Pod until its tool's container has
+// waitStarted watches the Job's Pod (one not seen before) until its tool's container has
 // started (the Pod, and ""), or until it is plain the trial cannot run
 // (the Pod if there is one, and Kubernetes' reason), or StartTimeout
 // passes (then the Pod's state at that moment is the reason).
-func (c *Cluster) waitStarted(ctx context.Context, name string) (*corev1.Pod, string) {
+func (c *Cluster) waitStarted(ctx context.Context, name string, seen map[types.UID]bool) (*corev1.Pod, string) {
 	wctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
 	defer cancel()
 	var last *corev1.Pod
 	var why string
 	_, err := watchtools.UntilWithSync(wctx, c.podsOf(name), &corev1.Pod{}, nil, func(e watch.Event) (bool, error) {
 		p, ok := e.Object.(*corev1.Pod)
-		if !ok || e.Type == watch.Deleted {
+		if !ok || e.Type == watch.Deleted || seen[p.UID] {
 			return false, nil
 		}
 		last = p
@@ -597,27 +852,26 @@ func (c *Cluster) followTo(ctx context.Context, pod, container, file string, liv
 	return err
 }
 
-// deleteJob deletes a Job with its Pods (foreground: the Job goes once
-// its Pod is gone) and waits until it is gone.
+// deleteJob deletes a trial's Job and its fence, then its Pods, and
+// waits until they are gone (deletePods).
 func (c *Cluster) deleteJob(ctx context.Context, name string) error {
-	jobs := c.Client.BatchV1().Jobs(c.Namespace)
-	err := jobs.Delete(ctx, name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
+	bg := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
+	err := c.Client.BatchV1().Jobs(c.Namespace).Delete(ctx, name, bg)
+	if err != nil && !apierrors.IsNotFound(err) {
 		return err
 	}
-	return waitGone(ctx, jobs, name)
+	err = c.Client.NetworkingV1().NetworkPolicies(c.Namespace).Delete(ctx, name, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	return deletePods(ctx, c.Client, c.Namespace, labels.SelectorFromSet(labels.Set{LabelJob: name}).String(), func(string, ...any) {})
 }
 
-// waitGone watches one Job until it is deleted.
-func waitGone(ctx context.Context, jobs interface {
-	List(context.Context, metav1.ListOptions) (*batchv1.JobList, error)
-	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
-}, name string) error {
+// jobNamed lists and watches one Job.
+func (c *Cluster) jobNamed(name string) cache.ListerWatcher {
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
-	lw := &cache.ListWatch{
+	jobs := c.Client.BatchV1().Jobs(c.Namespace)
+	return &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = sel
 			return jobs.List(ctx, o)
@@ -627,40 +881,103 @@ func waitGone(ctx context.Context, jobs interface {
 			return jobs.Watch(ctx, o)
 		},
 	}
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	_, err := watchtools.UntilWithSync(wctx, lw, &batchv1.Job{}, func(store cache.Store) (bool, error) {
-		return len(store.List()) == 0, nil
-	}, func(e watch.Event) (bool, error) { return e.Type == watch.Deleted, nil })
-	return err
 }
 
+// Cleanup's patience: how long past its deletion's deadline a Pod may
+// stay before it is force-deleted, how often the Pods are looked at, and
+// the most the whole may take.
+const (
+	unattendedAfter = 10 * time.Second
+	cleanupEvery    = time.Second
+	cleanupLimit    = 10 * time.Minute
+)
+
+// deletePods deletes the Pods sel picks and waits until they are gone.
+// A Pod no kubelet ends (its node lost: evicted by its node's taint, or
+// still there past its deletion's deadline) is force-deleted, as an
+// operator would, rather than waited for: the cleanup never hangs on a
+// node that is gone. It looks every cleanupEvery (a deadline passing is
+// no event to watch for).
+func deletePods(ctx context.Context, c kubernetes.Interface, namespace, sel string, say func(string, ...any)) error {
+	pods := c.CoreV1().Pods(namespace)
+	forced := map[types.UID]bool{}
+	limit := time.Now().Add(cleanupLimit)
+	for {
+		list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return err
+		}
+		if len(list.Items) == 0 {
+			return nil
+		}
+		var left []string
+		for _, p := range list.Items {
+			left = append(left, p.Name)
+			opts := metav1.DeleteOptions{Preconditions: metav1.NewUIDPreconditions(string(p.UID))}
+			switch {
+			case p.DeletionTimestamp == nil:
+			case !forced[p.UID] && unattended(&p, time.Now()):
+				forced[p.UID] = true
+				opts.GracePeriodSeconds = ptr.To[int64](0)
+				say("force-deleting Pod %s/%s: no kubelet ends it (on node %s)", namespace, p.Name, p.Spec.NodeName)
+			default:
+				continue
+			}
+			if err := pods.Delete(ctx, p.Name, opts); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+				return err
+			}
+		}
+		if time.Now().After(limit) {
+			return fmt.Errorf("Pods still there after %s: %s", cleanupLimit, strings.Join(left, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(cleanupEvery):
+		}
+	}
+}
+
+// unattended is whether a Pod being deleted is one no kubelet will end:
+// evicted by its node's taint (unreachable or not ready), or still there
+// unattendedAfter past the deadline its deletion gave it.
+func unattended(p *corev1.Pod, now time.Time) bool {
+	if p.DeletionTimestamp == nil {
+		return false
+	}
+	for _, cd := range p.Status.Conditions {
+		if cd.Type == corev1.DisruptionTarget && cd.Status == corev1.ConditionTrue && cd.Reason == taintEvicted {
+			return true
+		}
+	}
+	return now.After(p.DeletionTimestamp.Add(unattendedAfter))
+}
+
+// taintEvicted is the DisruptionTarget condition's reason for a Pod
+// evicted by a NoExecute taint (its node's unreachable or not-ready).
+const taintEvicted = "DeletionByTaintManager"
+
 // Clean deletes what runs left in the namespace (run "": every run's):
-// their Jobs with their Pods, their NetworkPolicies, and any Pod of theirs
-// left without its Job. It says what it deleted.
+// their Jobs, their NetworkPolicies and their Pods, a Pod on a lost node
+// force-deleted. It says what it deleted.
 func Clean(ctx context.Context, c kubernetes.Interface, namespace, run string, say func(string, ...any)) error {
 	set := labels.Set{LabelManagedBy: ManagedBy}
 	if run != "" {
 		set[LabelRun] = run
 	}
 	sel := metav1.ListOptions{LabelSelector: labels.SelectorFromSet(set).String()}
-	fg := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)}
+	bg := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
 	var errs []error
 	jobs, err := c.BatchV1().Jobs(namespace).List(ctx, sel)
 	if err != nil {
 		return err
 	}
 	for _, j := range jobs.Items {
-		if err := c.BatchV1().Jobs(namespace).Delete(ctx, j.Name, fg); err != nil && !apierrors.IsNotFound(err) {
+		if err := c.BatchV1().Jobs(namespace).Delete(ctx, j.Name, bg); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 			continue
 		}
 		say("deleted Job %s/%s", namespace, j.Name)
-	}
-	for _, j := range jobs.Items {
-		if err := waitGone(ctx, c.BatchV1().Jobs(namespace), j.Name); err != nil {
-			errs = append(errs, fmt.Errorf("deleting Job %s: %w", j.Name, err))
-		}
 	}
 	pols, err := c.NetworkingV1().NetworkPolicies(namespace).List(ctx, sel)
 	if err != nil {
@@ -678,11 +995,10 @@ func Clean(ctx context.Context, c kubernetes.Interface, namespace, run string, s
 		return errors.Join(append(errs, err)...)
 	}
 	for _, p := range pods.Items {
-		if err := c.CoreV1().Pods(namespace).Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, err)
-			continue
-		}
-		say("deleted Pod %s/%s", namespace, p.Name)
+		say("deleting Pod %s/%s", namespace, p.Name)
+	}
+	if err := deletePods(ctx, c, namespace, sel.LabelSelector, say); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

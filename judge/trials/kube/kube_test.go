@@ -1,12 +1,15 @@
 package kube
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/trials"
@@ -39,14 +42,33 @@ func TestJobName(t *testing.T) {
 // waits for.
 func TestTrialPod(t *testing.T) {
 	c := &Cluster{Namespace: "ns", Run: "r1", Showcase: "s:1", Agent: "a:1", CPU: resource.MustParse("250m"), Memory: resource.MustParse("256Mi"),
-		StartTimeout: time.Minute, TTL: 10 * time.Minute}
+		StartTimeout: time.Minute, TTL: 10 * time.Minute, Retries: 2}
 	s := runner.Spec{Tool: runner.Tool{Name: "x", Image: "x:1", Command: []string{"x"}}, Defects: catalogue.None(),
 		Limits: budget.Limits{Budget: time.Minute, InterruptGrace: 10 * time.Second, TermGrace: 5 * time.Second}}
 	tr := &trials.Trial{Command: []string{"x", "-u", base}}
 	j := c.job("trial-r1-x-01", map[string]string{LabelJob: "trial-r1-x-01"}, s, tr)
 	p := j.Spec.Template.Spec
-	if *j.Spec.BackoffLimit != 0 || *j.Spec.TTLSecondsAfterFinished != 600 || p.RestartPolicy != corev1.RestartPolicyNever || *p.AutomountServiceAccountToken {
+	if *j.Spec.BackoffLimit != 2 || *j.Spec.TTLSecondsAfterFinished != 600 || p.RestartPolicy != corev1.RestartPolicyNever || *p.AutomountServiceAccountToken {
 		t.Errorf("job %+v", j.Spec)
+	}
+	// A lost attempt (a disruption, or the agent stopped by a signal)
+	// counts against the retries; the tool's own failure fails the Job; a
+	// Pod is replaced only once it has failed.
+	pf := j.Spec.PodFailurePolicy
+	if pf == nil || len(pf.Rules) != 2 || *j.Spec.PodReplacementPolicy != batchv1.Failed {
+		t.Fatalf("pod failure policy %+v, replacement %v", pf, j.Spec.PodReplacementPolicy)
+	}
+	if r := pf.Rules[0]; r.Action != batchv1.PodFailurePolicyActionCount || len(r.OnPodConditions) != 1 || r.OnPodConditions[0].Type != corev1.DisruptionTarget {
+		t.Errorf("first rule %+v", r)
+	}
+	if r := pf.Rules[1]; r.Action != batchv1.PodFailurePolicyActionFailJob || *r.OnExitCodes.ContainerName != toolName ||
+		r.OnExitCodes.Operator != batchv1.PodFailurePolicyOnExitCodesOpNotIn || fmt.Sprint(r.OnExitCodes.Values) != "[0 143]" {
+		t.Errorf("second rule %+v", r.OnExitCodes)
+	}
+	// Three attempts of at most 1m start, 1m budget, 15 s of graces and
+	// 120 s, with the back-offs of 10 and 20 s between them.
+	if got, want := *j.Spec.ActiveDeadlineSeconds, int64(3*(60+60+15+120)+10+20); got != want {
+		t.Errorf("deadline %d s, want %d", got, want)
 	}
 	if len(p.TopologySpreadConstraints) != 1 {
 		t.Fatalf("the trial's Pod is not spread over the nodes: %+v", p.TopologySpreadConstraints)
@@ -117,5 +139,54 @@ func TestReasons(t *testing.T) {
 		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}}}}}}
 	if got := ended(p); got != "container tool: OOMKilled" {
 		t.Errorf("OOM: %q", got)
+	}
+}
+
+// A Pod that started was lost (never scored) when Kubernetes names a
+// disruption, when it was deleted, or when the agent says a signal
+// stopped it; never once its tool ended of itself.
+func TestLostPod(t *testing.T) {
+	term := func(code int32) []corev1.ContainerStatus {
+		return []corev1.ContainerStatus{{Name: toolName, State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}}}
+	}
+	now := metav1.Now()
+	taint := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: taintEvicted,
+		Message: "Taint manager: deleting due to NoExecute taint key node.kubernetes.io/unreachable"}
+	for _, c := range []struct {
+		name string
+		pod  corev1.Pod
+		want string
+	}{
+		{"running", corev1.Pod{}, ""},
+		{"its node's taint", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}, Status: corev1.PodStatus{Conditions: []corev1.PodCondition{taint}}},
+			"DeletionByTaintManager: Taint manager: deleting due to NoExecute taint key node.kubernetes.io/unreachable"},
+		{"deleted", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}}, "the Pod was deleted"},
+		{"stopped", corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: term(143)}}, "the Pod was stopped (its tool's agent exited 143)"},
+		{"ended, then its node's taint", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now},
+			Status: corev1.PodStatus{Conditions: []corev1.PodCondition{taint}, ContainerStatuses: term(0)}}, ""},
+		{"the agent failed", corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: term(1)}}, ""},
+	} {
+		if got := lostPod(&c.pod); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// The cleanup force-deletes a Pod no kubelet ends: evicted by its node's
+// taint, or past its deletion's deadline; it waits for any other.
+func TestUnattended(t *testing.T) {
+	at := time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC)
+	deadline := metav1.NewTime(at)
+	p := &corev1.Pod{}
+	if unattended(p, at.Add(time.Hour)) {
+		t.Error("a Pod not being deleted")
+	}
+	p.DeletionTimestamp = &deadline
+	if unattended(p, at.Add(unattendedAfter)) || !unattended(p, at.Add(unattendedAfter+time.Second)) {
+		t.Error("a Pod past its deletion's deadline")
+	}
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: taintEvicted}}
+	if !unattended(p, at.Add(-time.Minute)) {
+		t.Error("a Pod its node's taint evicted")
 	}
 }

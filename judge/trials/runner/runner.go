@@ -78,6 +78,11 @@ type Options struct {
 	// COVER=1), whose counters are its own.
 	Coverage    trials.CoverageOptions
 	CoverBinary string
+	// Resume finishes the run in Out that an earlier runner began (on a
+	// cluster): a trial with its record is kept as it is, one the earlier
+	// runner started is handed to the executor to re-attach to, the rest
+	// are started.
+	Resume bool
 }
 
 // DefaultCoverBinary is the cover build of the gateway make build COVER=1
@@ -99,6 +104,13 @@ type Spec struct {
 	// it runs. Both go into the run's progress.
 	Started func(time.Time)
 	Live    func(trials.Live)
+	// Lost says, on a cluster, that an attempt was lost and the trial
+	// goes on to its next: the attempts so far.
+	Lost func([]trials.Attempt)
+	// Resumed: the run is resumed, and the trial may have been started by
+	// the runner before (StartedBefore: its progress says it was), whose
+	// Job the executor takes up again if it is still there.
+	Resumed, StartedBefore bool
 }
 
 // Executor is where a trial runs: the one seam between the runner and a
@@ -171,6 +183,9 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		tool  Tool
 		trial *trials.Trial
 		ran   bool
+		// done: collected by an earlier runner (resumed); before: started
+		// by it.
+		done, before bool
 	}
 	var jobs []*job
 	names := map[string]bool{}
@@ -205,9 +220,39 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 	if tr.p.Where == "" {
 		tr.p.Where = "local"
 	}
+	if o.Resume {
+		// What the earlier runner left: each trial's record (collected),
+		// and its progress (which trials it had started).
+		prev, err := trials.ReadProgress(o.Out)
+		if err != nil {
+			return nil, err
+		}
+		started := map[string]bool{}
+		if prev != nil {
+			tr.p.Start = prev.Start
+			for _, p := range prev.Trials {
+				started[p.Dir] = p.State != trials.StateQueued && p.State != trials.StateCancelled
+			}
+		}
+		for _, j := range jobs {
+			rec, err := trials.ReadRecord(o.Out, j.trial.Dir)
+			switch {
+			case err == nil:
+				*j.trial, j.done = *rec, true
+			case errors.Is(err, os.ErrNotExist):
+				j.before = started[j.trial.Dir]
+			default:
+				return nil, err
+			}
+		}
+	}
 	for _, j := range jobs {
-		tr.p.Trials = append(tr.p.Trials, trials.TrialProgress{Tool: j.trial.Tool, Number: j.trial.Number, Seed: j.trial.Seed,
-			Dir: j.trial.Dir, Budget: j.trial.Budget, State: trials.StateQueued})
+		p := trials.TrialProgress{Tool: j.trial.Tool, Number: j.trial.Number, Seed: j.trial.Seed,
+			Dir: j.trial.Dir, Budget: j.trial.Budget, State: trials.StateQueued}
+		if j.done {
+			j.ran, p = true, trials.ProgressOf(*j.trial)
+		}
+		tr.p.Trials = append(tr.p.Trials, p)
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
@@ -218,6 +263,9 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 	var mu sync.Mutex
 	var errs []error
 	for i, j := range jobs {
+		if j.done {
+			continue
+		}
 		// A slot, unless the run ends first; and once it has ended, no
 		// trial starts even if a slot was free.
 		select {
@@ -231,7 +279,7 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		wg.Go(func() {
 			defer func() { <-sem }()
 			tr.update(i, func(p *trials.TrialProgress) { p.State = trials.StateRunning })
-			err := runTrial(ctx, o, j.tool, j.trial, tr.hooks(i))
+			err := runTrial(ctx, o, j.tool, j.trial, j.before, tr.hooks(i))
 			tr.ended(i, *j.trial)
 			if err != nil {
 				mu.Lock()
@@ -265,13 +313,14 @@ func slug(name string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial, h hooks) error {
+func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial, before bool, h hooks) error {
 	dir := filepath.Join(o.Out, t.Dir)
 	if err := os.MkdirAll(filepath.Join(dir, trials.ToolDir), 0o755); err != nil {
 		return err
 	}
 	s := Spec{Tool: tl, Dir: dir, Defects: o.Defects, Coverage: o.Coverage, Limits: budget.Limits{Budget: tl.Budget, InterruptGrace: o.InterruptGrace, TermGrace: o.TermGrace},
-		Say: func(format string, args ...any) { progress(o, format, args...) }, Started: h.started, Live: h.live}
+		Say: func(format string, args ...any) { progress(o, format, args...) }, Started: h.started, Live: h.live, Lost: h.lost,
+		Resumed: o.Resume, StartedBefore: before}
 	if err := o.Executor.Execute(ctx, s, t); err != nil {
 		return err
 	}
@@ -381,6 +430,7 @@ type tracker struct {
 type hooks struct {
 	started func(time.Time)
 	live    func(trials.Live)
+	lost    func([]trials.Attempt)
 }
 
 func (tr *tracker) hooks(i int) hooks {
@@ -393,6 +443,11 @@ func (tr *tracker) hooks(i int) hooks {
 				if p.State == trials.StateRunning {
 					p.Live = &l
 				}
+			})
+		},
+		lost: func(as []trials.Attempt) {
+			tr.update(i, func(p *trials.TrialProgress) {
+				p.Attempts, p.Start, p.Live = append([]trials.Attempt(nil), as...), nil, nil
 			})
 		},
 	}

@@ -74,18 +74,28 @@ function coverageWords(c) {
   return c ? " · coverage " + c.targets + "/" + c.of + " · TCL " + c.tcl : "";
 }
 
+// On a cluster, the attempts lost so far (their Pods evicted or gone
+// with their nodes, never scored): "" when none was.
+function lostWords(t) {
+  const lost = (t.attempts || []).filter((a) => a.ended === "lost");
+  if (lost.length === 0) return "";
+  const last = lost[lost.length - 1];
+  return " · " + lost.length + (lost.length === 1 ? " attempt" : " attempts") + " lost, not scored (attempt " + last.attempt + " on " + last.node + ": " + last.why + ")";
+}
+
 function trialWords(t) {
+  const lost = lostWords(t);
   switch (t.state) {
     case "running": {
       const budget = t.budget_seconds ? " of " + clock(t.budget_seconds) : "";
       const live = t.live ? "reached " + t.live.reached.length + " · triggered " + t.live.triggered.length + " · " + t.live.requests.toLocaleString("en") + " requests" + coverageWords(t.live.coverage) : "starting…";
-      if (!t.start) return ["running: starting", "its instance starting"];
-      return ["running " + clock(elapsed(t)) + budget, live];
+      if (!t.start) return [lost ? "running: waiting for its next attempt" : "running: starting", (lost ? "its next Pod" : "its instance starting") + lost];
+      return ["running " + clock(elapsed(t)) + budget, live + lost];
     }
     case "ended":
-      return ["ended: " + t.outcome, "detected " + t.detected + " in " + clock(t.seconds) + coverageWords(t.coverage)];
+      return ["ended: " + t.outcome, "detected " + t.detected + " in " + clock(t.seconds) + coverageWords(t.coverage) + lost];
     case "not run":
-      return ["not run", t.not_run];
+      return ["not run", t.not_run + lost];
     case "cancelled":
       return ["cancelled", "the run was interrupted before it started"];
   }
