@@ -58,6 +58,9 @@ type Provenance struct {
 	CoverageEvery float64   `json:"coverage_every_seconds,omitempty"`
 	Start         time.Time `json:"start"`
 	End           time.Time `json:"end"`
+	// Starts are the runner's starts on this run: the first, then each
+	// showcase-trials -resume (a runner that died and was started again).
+	Starts []time.Time `json:"starts,omitempty"`
 }
 
 // ShowcaseSource is the instance the trials ran against.

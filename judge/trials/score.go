@@ -75,13 +75,30 @@ func ScoreTrial(runDir string, t *Trial, pattern string) error {
 	return nil
 }
 
-// WriteRecord writes the trial's record into its folder.
+// WriteRecord writes the trial's record into its folder, whole or not at
+// all: a runner killed while it writes leaves none, and the trial is
+// collected again on -resume.
 func WriteRecord(runDir string, t Trial) error {
 	b, err := json.MarshalIndent(t, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(runDir, t.Dir, RecordFile), append(b, '\n'), 0o644)
+	return WriteAtomic(filepath.Join(runDir, t.Dir, RecordFile), append(b, '\n'))
+}
+
+// ReadRecord reads one trial's record from its folder (relative to the
+// run's); os.ErrNotExist when it has none yet.
+func ReadRecord(runDir, dir string) (*Trial, error) {
+	raw, err := os.ReadFile(filepath.Join(runDir, dir, RecordFile))
+	if err != nil {
+		return nil, err
+	}
+	var t Trial
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(runDir, dir, RecordFile), err)
+	}
+	t.Dir = dir
+	return &t, nil
 }
 
 // findReport is the first file matching pattern in out that the scorer

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -28,6 +29,34 @@ type campaign struct {
 	clean                                bool
 	set                                  map[string]bool // the flags given
 	exp                                  *experiment.Experiment
+	// resumed is the record of the run -resume finishes.
+	resumed *trials.Provenance
+}
+
+// resume readies the options to finish the run in dir as its record
+// says: on a cluster, from its experiment file, in its namespace, under
+// its run's name, as many at a time unless -parallel says.
+func (c *campaign) resume(dir string, o *runner.Options) error {
+	p, err := trials.ReadProvenance(dir)
+	if err == nil && p == nil {
+		err = fmt.Errorf("%s: no %s: not the folder of a run", dir, trials.RunFile)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Where != "kube" || p.Run == "" || p.Experiment == "" {
+		return usageError{fmt.Errorf("-resume %s: a campaign on a cluster from an experiment file resumes (this run is %s, run %q, experiment %q)", dir, p.Where, p.Run, p.Experiment)}
+	}
+	if c.set["namespace"] && c.namespace != p.Namespace {
+		return usageError{fmt.Errorf("-resume %s: the run is in namespace %s, not %s", dir, p.Namespace, c.namespace)}
+	}
+	c.resumed, c.on, c.namespace, c.run = p, "kube", p.Namespace, p.Run
+	c.file = filepath.Join(dir, p.Experiment)
+	o.Out, o.Resume = dir, true
+	if o.Concurrency <= 0 {
+		o.Concurrency = p.Parallel
+	}
+	return nil
 }
 
 // fromFile reads the experiment file into the options and the tools; a
@@ -158,10 +187,14 @@ func (c *campaign) connect(ctx context.Context, o *runner.Options, tools []runne
 		return err
 	}
 	cpu, mem := c.quantities()
-	cl := &kube.Cluster{Client: client, Namespace: ns, Run: kube.NewRun(), Showcase: experiment.DefaultShowcaseImage, Agent: experiment.DefaultAgentImage,
-		CPU: cpu, Memory: mem, StartTimeout: c.startTimeout, TTL: c.ttl}
+	run := kube.NewRun()
+	if c.resumed != nil {
+		run = c.resumed.Run
+	}
+	cl := &kube.Cluster{Client: client, Namespace: ns, Run: run, Showcase: experiment.DefaultShowcaseImage, Agent: experiment.DefaultAgentImage,
+		CPU: cpu, Memory: mem, StartTimeout: c.startTimeout, TTL: c.ttl, Retries: experiment.DefaultRetries}
 	if c.exp != nil {
-		cl.Showcase, cl.Agent = c.exp.Showcase, c.exp.Agent
+		cl.Showcase, cl.Agent, cl.Retries = c.exp.Showcase, c.exp.Agent, c.exp.Retries
 	}
 	if o.Coverage.Kind == trials.CoverageCode && cl.Showcase == experiment.DefaultShowcaseImage {
 		cl.Showcase = experiment.DefaultShowcaseCoverImage // code coverage needs the instance built with it

@@ -73,6 +73,7 @@ type usageError struct{ error }
 const usage = `usage: showcase-trials [-out DIR] [-parallel N] [-defects SET | -base URL -admin URL]
         -tool NAME [-trials N] [-budget DUR] [-seeds LIST] [-report GLOB] -- COMMAND... [-tool ...]
        showcase-trials -experiment FILE [-on local|kube] [-namespace NS] [-out DIR] [-parallel N]
+       showcase-trials -resume DIR [-kubeconfig FILE] [-parallel N]
        showcase-trials -clean -on kube [-namespace NS] [-run ID]
        showcase-trials -watch DIR -serve ADDR
 
@@ -82,6 +83,8 @@ experiment file states the same (docs/trials.md), and runs the same here
 (-on local) and as Kubernetes Jobs (-on kube). -serve ADDR serves the run's
 live page and /metrics while it runs, and after it until interrupted;
 -watch DIR serves those of a run's folder, running elsewhere or ended.
+-resume DIR finishes a campaign on a cluster whose runner died: what it
+collected is kept, its Jobs are taken up again, the rest started.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -111,7 +114,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gs.DurationVar(&c.ttl, "ttl", 10*time.Minute, "on a cluster, how long a finished Job stays if the runner is gone")
 	gs.BoolVar(&c.clean, "clean", false, "with -on kube: delete what runs left in the namespace (their Jobs, Pods and NetworkPolicies), and exit")
 	gs.StringVar(&c.run, "run", "", "with -clean: only this run's (its ID, as its report gives it)")
-	var serveAddr, watchDir string
+	var serveAddr, watchDir, resumeDir string
+	gs.StringVar(&resumeDir, "resume", "", "finish the campaign on a cluster in `DIR` whose runner died: keep the trials it collected, take up its Jobs (running, or ended while no runner was there), start the rest")
 	gs.StringVar(&serveAddr, "serve", "", "serve the run's live page, its events and /metrics at `ADDR` (host:port: 127.0.0.1:9095 keeps it to this machine), while the run goes and after it until interrupted")
 	gs.StringVar(&watchDir, "watch", "", "with -serve: serve the page of the run in `DIR` (running elsewhere, or ended) instead of running one")
 	showVersion := gs.Bool("version", false, "print the version and exit")
@@ -160,6 +164,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		stop()
 		return nil
 	}
+	if resumeDir != "" {
+		if len(args[groups:]) > 0 || c.file != "" || c.clean || c.set["out"] || c.set["on"] || c.set["run"] {
+			return usageError{errors.New("-resume DIR takes the run as its folder records it: no -tool, -experiment, -out, -on, -run or -clean")}
+		}
+		if err := c.resume(resumeDir, &o); err != nil {
+			return err
+		}
+	}
 	if c.clean {
 		if c.on != "kube" {
 			return usageError{errors.New("-clean is for a cluster: -clean -on kube")}
@@ -170,10 +182,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if c.resumed != nil {
+		if tools, err = c.fromFile(&o); err != nil {
+			return err
+		}
+		if c.exp.SHA256 != c.resumed.ExperimentSHA256 {
+			return fmt.Errorf("%s: its SHA-256 is not the one %s records: the run's file was changed", c.file, trials.RunFile)
+		}
+	}
 	if out != "" {
 		o.Out = out // the interface the issue named: -out among a tool's flags
 	}
-	if c.file != "" {
+	if c.file != "" && c.resumed == nil {
 		if len(tools) > 0 {
 			return usageError{errors.New("-experiment and -tool: the tools come from one place, the file or the flags")}
 		}
@@ -187,6 +207,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if c.on == "kube" && o.Base != "" {
 		return usageError{errors.New("-base is a running deployment: on a cluster each trial has a fresh instance of its own")}
 	}
+	// One runner a folder: the lock is the kernel's, so a runner that
+	// dies, even of SIGKILL, lets go of it.
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockRun(o.Out)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	prov := c.provenance(o, tools)
 	if o.Coverage.Kind != "" {
 		prov.Coverage, prov.CoverageEvery = o.Coverage.Kind, o.Coverage.EveryOrDefault().Seconds()
@@ -201,10 +231,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	prov.Parallel = o.Concurrency
 	o.Run = prov.Run
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return err
-	}
-	if serveAddr != "" {
+	if serveAddr != "" && !o.Resume {
 		// The page shows this run from its first moment, not what an
 		// earlier run left in the folder: the runner's progress follows.
 		if err := trials.WriteProgress(o.Out, trials.Progress{Where: o.Where, Run: o.Run, Start: time.Now().UTC(), Trials: []trials.TrialProgress{}}); err != nil {
@@ -216,7 +243,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	if c.exp != nil {
+	if serveAddr != "" && o.Resume {
+		stop, err := serve(serveAddr, o.Out, stderr)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if c.exp != nil && c.resumed == nil {
 		if err := os.WriteFile(filepath.Join(o.Out, trials.ExperimentFile), c.exp.Raw, 0o644); err != nil {
 			return err
 		}
@@ -226,6 +260,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	prov.Start = time.Now()
+	prov.Starts = []time.Time{prov.Start}
+	if r := c.resumed; r != nil {
+		prov.Start, prov.Starts = r.Start, append(r.Starts, time.Now())
+		fmt.Fprintf(stderr, "showcase-trials: resuming run %s (start %d of its runner; the first %s)\n", prov.Run, len(prov.Starts), r.Start.UTC().Format(time.RFC3339))
+	}
 	if err := trials.WriteProvenance(o.Out, prov); err != nil {
 		return err
 	}

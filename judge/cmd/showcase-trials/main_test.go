@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -16,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -726,5 +729,79 @@ func TestCodeCoverageTrials(t *testing.T) {
 	}
 	if c := rebuild(os.Getenv("PATH")).Coverage.Code; c == nil || c.Missing != "" || c.Statements.Covered == 0 {
 		t.Errorf("rebuilt with Go again: %+v", c)
+	}
+}
+
+// One runner a run: while a run goes, a second runner on its folder is
+// refused, naming the first; -resume takes only a campaign on a cluster
+// made from an experiment file, checks that file against the run's
+// record, and takes the folder's lock before it reaches the cluster.
+func TestOneRunnerAFolder(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	started := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "sleeper trial 1: starting") {
+				close(started)
+			}
+		}
+	}()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-out", out, "-interrupt-grace", "300ms", "-tool", "sleeper", "-trials", "1", "-budget", "1m", "--", "sleep", "30"}, io.Discard, pw)
+		pw.Close()
+	}()
+	<-started
+	err := run(t.Context(), []string{"-out", out, "-tool", "other", "-trials", "1", "--", "true"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "is in use by another showcase-trials (pid ") {
+		t.Errorf("a second runner on the folder: %v", err)
+	}
+	cancel()
+	<-done
+	// The local run's folder does not resume.
+	if err := run(t.Context(), []string{"-resume", out}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "a campaign on a cluster from an experiment file resumes") {
+		t.Errorf("-resume of a local run: %v", err)
+	}
+	if err := run(t.Context(), []string{"-resume", out, "-tool", "x", "--", "true"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "takes the run as its folder records it") {
+		t.Errorf("-resume with a tool: %v", err)
+	}
+
+	// A campaign's folder as a runner on a cluster leaves it.
+	kube := t.TempDir()
+	raw := []byte("trials: 1\nbudget: 1m\ntools:\n  - {name: a, image: a:1, command: [a]}\n")
+	sum := sha256.Sum256(raw)
+	if err := os.WriteFile(filepath.Join(kube, trials.ExperimentFile), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := trials.Provenance{Where: "kube", Namespace: "ns", Run: "r1", Parallel: 2, Experiment: trials.ExperimentFile, ExperimentSHA256: hex.EncodeToString(sum[:])}
+	if err := trials.WriteProvenance(kube, rec); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockRun(kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "no-such-kubeconfig")
+	err = run(t.Context(), []string{"-resume", kube, "-kubeconfig", missing}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "is in use by another showcase-trials (pid "+strconv.Itoa(os.Getpid())+")") {
+		t.Errorf("-resume of a folder held: %v", err)
+	}
+	unlock()
+	err = run(t.Context(), []string{"-resume", kube, "-kubeconfig", missing}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "kubeconfig") {
+		t.Errorf("-resume, the folder free: %v (want it to reach the cluster's kubeconfig)", err)
+	}
+	if err := run(t.Context(), []string{"-resume", kube, "-namespace", "other"}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "the run is in namespace ns, not other") {
+		t.Errorf("-resume in another namespace: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(kube, trials.ExperimentFile), append(raw, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(t.Context(), []string{"-resume", kube}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "the run's file was changed") {
+		t.Errorf("-resume with its file changed: %v", err)
 	}
 }
