@@ -156,7 +156,14 @@ type browser struct {
 
 func newBrowser(t *testing.T, chromium, proxy string) *browser {
 	t.Helper()
-	home := t.TempDir()
+	// Not t.TempDir(): a subtest's long name makes a folder whose
+	// Chromium singleton socket path is past the 107 bytes a Unix socket
+	// may have.
+	home, err := os.MkdirTemp("", "chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
 	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]),
 		chromedp.ExecPath(chromium),
 		chromedp.ProxyServer(proxy),
@@ -191,7 +198,7 @@ func newBrowser(t *testing.T, chromium, proxy string) *browser {
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[string](`navigator.userAgent`)); err != nil { // starts Chromium
 		t.Fatalf("starting Chromium: %v", err)
 	}
-	err := chromedp.Listen(ctx, func(ev any) {
+	err = chromedp.Listen(ctx, func(ev any) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		switch ev := ev.(type) {

@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/suite"
 )
 
@@ -84,7 +88,8 @@ func TestKubernetesNodes(t *testing.T) {
 		t.Run("nothing leaves "+w, func(t *testing.T) { kubeEgress(t, node, w) })
 	}
 	t.Run("a campaign's trials spread over the nodes", func(t *testing.T) { kubeCampaignSpread(t, node, tag) })
-	t.Run("a worker lost as in a power cut", func(t *testing.T) { kubeNodeLost(t, node, client) })
+	t.Run("a runner killed twice and resumed", func(t *testing.T) { kubeRunnerResumed(t, node, tag) })
+	t.Run("a worker lost as in a power cut, under running trials", func(t *testing.T) { kubeTrialsOnLostNode(t, node, client, tag) })
 
 	down := run(t, nil, "make", "-C", "..", "kube-down")
 	if d := diffStates(before, hostState(t)); d != "" {
@@ -232,12 +237,8 @@ func kubeAcrossNodes(t *testing.T, node kubeNode) {
 // bound to it (terminating: no kubelet confirms it) until the node is
 // tainted out-of-service, as an operator does who knows it is gone; then
 // Kubernetes deletes them, and no Pod is left on it.
-func kubeNodeLost(t *testing.T, node kubeNode, client *http.Client) {
+func kubeNodeLost(t *testing.T, node kubeNode, client *http.Client, lost string) {
 	forwardedOn := strings.TrimSpace(node.kubectl(t, nil, "get", "pod", node.pod, "-o", "jsonpath={.spec.nodeName}"))
-	lost := clusterNodes[2]
-	if forwardedOn == lost {
-		lost = clusterNodes[1]
-	}
 	before := len(showcasePods(t, node))
 	var onLost []string
 	for _, p := range showcasePods(t, node) {
@@ -306,6 +307,330 @@ func kubeNodeLost(t *testing.T, node kubeNode, client *http.Client) {
 	}
 	node.kubectl(t, nil, "taint", "node", lost, "node.kubernetes.io/out-of-service=nodeshutdown:NoExecute")
 	waitFor("the Pods bound to "+lost+" deleted once it is out of service", 2*time.Minute, func() bool { return len(boundToLost()) == 0 })
+}
+
+// kubeTrialsOnLostNode: six trials of a slow tool (the weak replay trying
+// every defect, pausing up to 20 s before each, stopped at its 1-minute
+// budget) run as Jobs, two on each node; a worker that runs some of them
+// (not the one whose Pod the test's port is forwarded to) is lost as in a
+// power cut, and the rest of kubeNodeLost follows. Each trial that was
+// running there is recorded with its lost attempt (that node, its Pod
+// evicted by the node's taint) and runs again as a new attempt on a node
+// that is up once the operator's out-of-service taint lets Kubernetes
+// count the lost Pod failed; it is scored from that attempt alone. Every
+// trial runs; the report, the progress and the live page (in Chromium)
+// show the lost attempts; the runner's cleanup does not hang on the lost
+// node, and nothing of the run is left.
+func kubeTrialsOnLostNode(t *testing.T, node kubeNode, client *http.Client, tag string) {
+	runnerBin, err := filepath.Abs("../bin/showcase-trials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
+	t.Cleanup(func() {
+		node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s")
+	})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "experiment.yaml")
+	writeFile(t, file, fmt.Sprintf(`trials: 6
+budget: 1m
+retries: 2
+resources: {cpu: 200m, memory: 256Mi}
+showcase: {image: defect-showcase/gateway:%[1]s, agent: defect-showcase/showcase-agent:%[1]s}
+tools:
+  - name: slow
+    image: defect-showcase/showcase-replay:%[1]s
+    command: [showcase-replay, -weak, -p, "1", -pause, 20s, -seed, "{seed}", -base, "{url}", -out, "{out}/report.csv"]
+    report: report.csv
+`, tag))
+	out := filepath.Join(dir, "kube")
+	start := time.Now()
+	cmd, said := startTrials(t, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeNodeRoot+"/admin.kubeconfig",
+		"-namespace", trialsNS, "-parallel", "6", "-out", out)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	run := waitRun(t, said)
+
+	// A worker with trials running, not the forwarded Pod's.
+	forwardedOn := strings.TrimSpace(node.kubectl(t, nil, "get", "pod", node.pod, "-o", "jsonpath={.spec.nodeName}"))
+	var lost string
+	var lostPods []string
+	for deadline := time.Now().Add(3 * time.Minute); lost == "" && time.Now().Before(deadline); time.Sleep(time.Second) {
+		running := map[string][]string{}
+		rows := node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/run="+run,
+			"-o", `jsonpath={range .items[*]}{.spec.nodeName} {.metadata.name} {.status.containerStatuses[?(@.name=="tool")].state.running.startedAt}{"\n"}{end}`)
+		for _, l := range strings.Split(rows, "\n") {
+			if f := strings.Fields(l); len(f) == 3 {
+				running[f[0]] = append(running[f[0]], f[1])
+			}
+		}
+		for _, w := range clusterNodes[1:] {
+			if w != forwardedOn && len(running[w]) > 0 {
+				lost, lostPods = w, running[w]
+				break
+			}
+		}
+	}
+	if lost == "" {
+		t.Fatalf("no trial ran on a worker within 3 minutes:\n%s", said.String())
+	}
+	// Every trial Pod bound there goes with it, started or not.
+	lostPods = strings.Fields(node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/run="+run,
+		"--field-selector", "spec.nodeName="+lost, "-o", "jsonpath={.items[*].metadata.name}"))
+	t.Logf("trials on %s after %s: %v", lost, time.Since(start).Round(time.Second), lostPods)
+	kubeNodeLost(t, node, client, lost)
+
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("showcase-trials: %v\n%s", err, said.String())
+		}
+	case <-time.After(8 * time.Minute):
+		t.Fatalf("the campaign did not end within 8 minutes of the operator's taint:\n%s", said.String())
+	}
+	t.Logf("the campaign ended %s after it started", time.Since(start).Round(time.Second))
+	ts := loadTrials(t, out)
+	if len(ts) != 6 {
+		t.Fatalf("%d trials, want 6:\n%s", len(ts), said.String())
+	}
+	again := 0
+	for _, kt := range ts {
+		name := fmt.Sprintf("trial %d", kt.Number)
+		if !kt.Ran() || len(kt.Attempts) == 0 {
+			t.Errorf("%s: not run %q, attempts %+v", name, kt.NotRun, kt.Attempts)
+			continue
+		}
+		last := kt.Attempts[len(kt.Attempts)-1]
+		if last.Ended != trials.AttemptRan || last.Node != kt.Node || last.Pod != kt.Pod || kt.Node == lost {
+			t.Errorf("%s: scored from attempt %+v; recorded on node %s, Pod %s", name, last, kt.Node, kt.Pod)
+		}
+		for _, a := range kt.Attempts[:len(kt.Attempts)-1] {
+			if a.Ended != trials.AttemptLost || a.Node != lost || !slices.Contains(lostPods, a.Pod) || !strings.Contains(a.Why, "DeletionByTaintManager") {
+				t.Errorf("%s: an attempt before the last: %+v (the Pods on %s: %v)", name, a, lost, lostPods)
+			}
+		}
+		if kt.Lost() > 0 {
+			again++
+			if kt.Outcome != "stopped at the budget" || kt.Detected() == 0 || kt.Seconds < 55 {
+				t.Errorf("%s, run again: %s after %.0f s, detected %d", name, kt.Outcome, kt.Seconds, kt.Detected())
+			}
+			if _, err := os.Stat(filepath.Join(out, kt.Dir, "attempts", "1", "server.log")); err != nil {
+				t.Errorf("%s: the lost attempt's log is not kept: %v", name, err)
+			}
+		}
+	}
+	if again != len(lostPods) {
+		t.Errorf("%d trials ran again, %d were on %s (%v)", again, len(lostPods), lost, lostPods)
+	}
+	if !strings.Contains(said.String(), "attempt 1 lost on node "+lost) {
+		t.Errorf("the runner did not say an attempt was lost:\n%s", said.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "attempt 1 was lost on node "+lost+", and is not scored") {
+		t.Errorf("report.md does not name the lost attempts (%v)", err)
+	}
+	var p trials.Progress
+	readJSON(t, filepath.Join(out, trials.ProgressFile), &p)
+	lostShown := 0
+	for _, tp := range p.Trials {
+		if len(tp.Attempts) > 0 {
+			lostShown++
+		}
+	}
+	if lostShown != again {
+		t.Errorf("the progress shows lost attempts for %d trials, want %d", lostShown, again)
+	}
+	kubeLostOnPage(t, runnerBin, out, lost)
+	leftBy(t, node, run, "after a node was lost under it")
+}
+
+// kubeRunnerResumed: a campaign of three tools, two trials each, three at
+// a time, with -ttl 20s: "quick" (the reference replay, seconds), "medium"
+// (the weak replay trying every defect, pausing up to 3 s before each:
+// about 15 s) and "slow" (pausing up to 20 s: stopped at its 30 s budget).
+// The runner is killed with SIGKILL once both quick trials are collected
+// and slow 1 runs (medium 1 and 2 running, slow 2 not started), and
+// started again with -resume once both medium Jobs have ended: the quick
+// trials' records are kept byte for byte, the medium trials (ended while
+// no runner was there) are collected, slow 1 is taken up again running,
+// and slow 2 started. A second -resume while it runs is refused, naming
+// the holder. It is killed again once slow 2 runs, and resumed only once
+// slow 2's Job has ended and gone at its TTL: slow 2 is recorded with that
+// lost attempt (its result went with its Job) and runs again. In the end
+// every trial is there once, scored, the reference detecting all ten;
+// run.json records the three starts; the report names what was lost; and
+// nothing of the run is left.
+func kubeRunnerResumed(t *testing.T, node kubeNode, tag string) {
+	runnerBin, err := filepath.Abs("../bin/showcase-trials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
+	t.Cleanup(func() {
+		node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s")
+	})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "experiment.yaml")
+	writeFile(t, file, fmt.Sprintf(`trials: 2
+budget: 30s
+resources: {cpu: 200m, memory: 256Mi}
+showcase: {image: defect-showcase/gateway:%[1]s, agent: defect-showcase/showcase-agent:%[1]s}
+tools:
+  - name: quick
+    image: defect-showcase/showcase-replay:%[1]s
+    command: [showcase-replay, -base, "{url}", -out, "{out}/report.csv"]
+    report: report.csv
+  - name: medium
+    image: defect-showcase/showcase-replay:%[1]s
+    command: [showcase-replay, -weak, -p, "1", -pause, 3s, -seed, "{seed}", -base, "{url}", -out, "{out}/report.csv"]
+    report: report.csv
+  - name: slow
+    image: defect-showcase/showcase-replay:%[1]s
+    command: [showcase-replay, -weak, -p, "1", -pause, 20s, -seed, "{seed}", -base, "{url}", -out, "{out}/report.csv"]
+    report: report.csv
+`, tag))
+	out := filepath.Join(dir, "kube")
+	kubeconfig := kubeNodeRoot + "/admin.kubeconfig"
+	cmd, said := startTrials(t, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeconfig,
+		"-namespace", trialsNS, "-parallel", "3", "-ttl", "20s", "-out", out)
+	run := waitRun(t, said)
+	job := func(tool string, n int) string { return fmt.Sprintf("trial-%s-%s-%02d", run, tool, n) }
+	record := func(tool string, n int) string { return filepath.Join(out, tool, fmt.Sprintf("trial-%02d", n), trials.RecordFile) }
+	until := func(what string, limit time.Duration, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(limit); !ok(); time.Sleep(500 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within %s\n%s", what, limit, said.String())
+			}
+		}
+	}
+	toolRunning := func(j string) bool {
+		return strings.TrimSpace(node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/job="+j,
+			"-o", `jsonpath={.items[*].status.containerStatuses[?(@.name=="tool")].state.running.startedAt}`)) != ""
+	}
+	jobEnded := func(j string) bool {
+		return node.kubectlIn(t, trialsNS, nil, "get", "job", j, "--ignore-not-found", "-o", "jsonpath={.status.succeeded}") == "1"
+	}
+	jobGone := func(j string) bool {
+		return strings.TrimSpace(node.kubectlIn(t, trialsNS, nil, "get", "job", j, "--ignore-not-found", "-o", "name")) == ""
+	}
+	exists := func(f string) bool { _, err := os.Stat(f); return err == nil }
+
+	until("both quick trials collected and slow 1 running", 3*time.Minute, func() bool {
+		return exists(record("quick", 1)) && exists(record("quick", 2)) && toolRunning(job("slow", 1))
+	})
+	kept := map[string][]byte{}
+	for _, n := range []int{1, 2} {
+		b, err := os.ReadFile(record("quick", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept[record("quick", n)] = b
+	}
+	if exists(record("medium", 1)) || exists(record("slow", 1)) {
+		t.Fatalf("medium 1 or slow 1 collected before the runner was killed: the test's timing does not hold\n%s", said.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	t.Logf("runner killed: %s", strings.TrimSpace(node.kubectlIn(t, trialsNS, nil, "get", "jobs", "-l", "trials.defect-showcase.org/run="+run, "-o", "name")))
+	until("both medium Jobs ended with no runner", 2*time.Minute, func() bool { return jobEnded(job("medium", 1)) && jobEnded(job("medium", 2)) })
+
+	cmd, said = startTrials(t, runnerBin, "-resume", out, "-kubeconfig", kubeconfig, "-ttl", "20s")
+	until("slow 2 running under the resumed runner", 2*time.Minute, func() bool { return toolRunning(job("slow", 2)) })
+	second := exec.Command(runnerBin, "-resume", out, "-kubeconfig", kubeconfig)
+	if b, err := second.CombinedOutput(); err == nil || !strings.Contains(string(b), "is in use by another showcase-trials (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
+		t.Errorf("a second -resume while one runs: %v\n%s", err, b)
+	}
+	for _, want := range []string{"medium trial 1: re-attached to Job", "medium trial 2: re-attached to Job", "slow trial 1: re-attached to Job", "slow trial 2: starting as Job"} {
+		if !strings.Contains(said.String(), want) {
+			t.Errorf("the resumed runner did not say %q:\n%s", want, said.String())
+		}
+	}
+	if strings.Contains(said.String(), "quick trial") {
+		t.Errorf("the resumed runner took up a quick trial, collected before:\n%s", said.String())
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	until("slow 2's Job ended and gone at its TTL, no runner there", 3*time.Minute, func() bool { return jobGone(job("slow", 2)) })
+
+	start := time.Now()
+	cmd, said = startTrials(t, runnerBin, "-resume", out, "-kubeconfig", kubeconfig, "-ttl", "20s")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the third runner: %v\n%s", err, said.String())
+	}
+	t.Logf("the third runner finished the campaign in %s", time.Since(start).Round(time.Second))
+	if !strings.Contains(said.String(), "slow trial 2: its Job was gone when the runner came back") {
+		t.Errorf("the third runner did not say slow 2's Job was gone:\n%s", said.String())
+	}
+
+	ts := loadTrials(t, out)
+	if len(ts) != 6 {
+		t.Fatalf("%d trials, want 6", len(ts))
+	}
+	for _, kt := range ts {
+		name := fmt.Sprintf("%s trial %d", kt.Tool, kt.Number)
+		if !kt.Ran() || len(kt.Stages) != len(catalogue.Defects) {
+			t.Errorf("%s: not run %q, %d stages", name, kt.NotRun, len(kt.Stages))
+		}
+		if kt.Tool == "quick" && len(detectedIDs(kt)) != 10 {
+			t.Errorf("%s: detected %v, want all ten", name, detectedIDs(kt))
+		}
+		if kt.Tool == "medium" && (kt.Lost() != 0 || kt.Outcome != "finished") {
+			t.Errorf("%s, ended while no runner was there: %s, attempts %+v", name, kt.Outcome, kt.Attempts)
+		}
+	}
+	for f, b := range kept {
+		if now, err := os.ReadFile(f); err != nil || !bytes.Equal(now, b) {
+			t.Errorf("%s changed after it was collected (%v)", f, err)
+		}
+	}
+	slow2, err := trials.ReadRecord(out, filepath.Join("slow", "trial-02"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slow2.Lost() != 1 || slow2.Attempts[0].Pod != "" || !strings.Contains(slow2.Attempts[0].Why, "its Job was gone when the runner came back") {
+		t.Errorf("slow 2's attempts: %+v", slow2.Attempts)
+	}
+	prov, err := trials.ReadProvenance(out)
+	if err != nil || prov == nil || len(prov.Starts) != 3 || prov.Run != run || !prov.Starts[0].Equal(prov.Start) {
+		t.Errorf("run.json: %+v %v", prov, err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "Trial 2's attempt 1 was lost, and is not scored: its Job was gone when the runner came back") {
+		t.Errorf("report.md does not say what was lost (%v)", err)
+	}
+	leftBy(t, node, run, "after the third runner")
+}
+
+// kubeLostOnPage: the run's page (showcase-trials -watch) in Chromium
+// says, of each trial run again, that its first attempt was lost there.
+func kubeLostOnPage(t *testing.T, runnerBin, out, lost string) {
+	chromium := findChromium(t)
+	cmd, said := startTrials(t, runnerBin, "-watch", out, "-serve", "127.0.0.1:0")
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var page string
+	for deadline := time.Now().Add(30 * time.Second); page == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, u, ok := strings.Cut(said.String(), "live page: "); ok {
+			page, _, _ = strings.Cut(u, " ")
+		}
+	}
+	if page == "" {
+		t.Fatalf("showcase-trials -watch served no page:\n%s", said.String())
+	}
+	trap := startTrap(t)
+	b := newBrowser(t, chromium, trap.URL)
+	b.do(t, "open the run's page", chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#trials li.trial")))
+	want := "1 attempt lost, not scored (attempt 1 on " + lost + ": DeletionByTaintManager"
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](`Array.from(document.querySelectorAll("#trials li.trial")).some(li => li.textContent.includes(`+strconv.Quote(want)+`))`,
+		chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Errorf("the page does not show the lost attempt %q: %v\n%s", want, err, get(t, b, "the trials", chromedp.Evaluate[string](`document.querySelector("#trials").innerText`)))
+	}
+	b.checkStayedOnLoopback(t, trap, 3)
 }
 
 // kubeCampaignSpread: the repository's experiment file, 3 trials of each

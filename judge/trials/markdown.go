@@ -20,7 +20,11 @@ func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 			fmt.Fprintf(w, "**Trial %d could not run**, and is left out of every figure: %s\n\n", n.Trial, md(n.Why))
 		}
 		for _, l := range t.Lost {
-			fmt.Fprintf(w, "Trial %d's attempt %d was lost on node %s, and is not scored: %s\n\n", l.Trial, l.Attempt, md(l.Node), md(l.Why))
+			on := ""
+			if l.Node != "" {
+				on = " on node " + md(l.Node)
+			}
+			fmt.Fprintf(w, "Trial %d's attempt %d was lost%s, and is not scored: %s\n\n", l.Trial, l.Attempt, on, md(l.Why))
 		}
 		if t.Trials == 0 {
 			fmt.Fprintf(w, "No trial of it ran.\n\n")

@@ -175,7 +175,7 @@ func TestLostAttempt(t *testing.T) {
 	ts := rescored(t, copyRun(t, replayRun), "report.csv")
 	before := Summarize(ts, 600)
 	ts[2].Attempts = []Attempt{
-		{Number: 1, Pod: "trial-r-replay-03-a", Node: "showcase-worker-1", Ended: AttemptLost, Why: "DeletionByTaintManager: Taint manager: deleting due to NoExecute taint key node.kubernetes.io/unreachable"},
+		{Number: 1, Pod: "trial-r-replay-03-a", Node: "showcase-worker-1", Ended: AttemptLost, Why: "DeletionByTaintManager: Taint manager: deleting due to NoExecute taint"},
 		{Number: 2, Pod: "trial-r-replay-03-b", Node: "showcase-node", Ended: AttemptRan},
 	}
 	s := Summarize(ts, 600)

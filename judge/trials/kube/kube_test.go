@@ -151,7 +151,7 @@ func TestLostPod(t *testing.T) {
 	}
 	now := metav1.Now()
 	taint := corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: taintEvicted,
-		Message: "Taint manager: deleting due to NoExecute taint key node.kubernetes.io/unreachable"}
+		Message: "Taint manager: deleting due to NoExecute taint"}
 	for _, c := range []struct {
 		name string
 		pod  corev1.Pod
@@ -159,7 +159,7 @@ func TestLostPod(t *testing.T) {
 	}{
 		{"running", corev1.Pod{}, ""},
 		{"its node's taint", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}, Status: corev1.PodStatus{Conditions: []corev1.PodCondition{taint}}},
-			"DeletionByTaintManager: Taint manager: deleting due to NoExecute taint key node.kubernetes.io/unreachable"},
+			"DeletionByTaintManager: Taint manager: deleting due to NoExecute taint"},
 		{"deleted", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}}, "the Pod was deleted"},
 		{"stopped", corev1.Pod{Status: corev1.PodStatus{ContainerStatuses: term(143)}}, "the Pod was stopped (its tool's agent exited 143)"},
 		{"ended, then its node's taint", corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now},

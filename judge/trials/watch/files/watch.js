@@ -80,7 +80,7 @@ function lostWords(t) {
   const lost = (t.attempts || []).filter((a) => a.ended === "lost");
   if (lost.length === 0) return "";
   const last = lost[lost.length - 1];
-  return " · " + lost.length + (lost.length === 1 ? " attempt" : " attempts") + " lost, not scored (attempt " + last.attempt + " on " + last.node + ": " + last.why + ")";
+  return " · " + lost.length + (lost.length === 1 ? " attempt" : " attempts") + " lost, not scored (attempt " + last.attempt + (last.node ? " on " + last.node : "") + ": " + last.why + ")";
 }
 
 function trialWords(t) {
