@@ -355,7 +355,6 @@ tools:
 	// A worker with trials running, not the forwarded Pod's.
 	forwardedOn := strings.TrimSpace(node.kubectl(t, nil, "get", "pod", node.pod, "-o", "jsonpath={.spec.nodeName}"))
 	var lost string
-	var lostPods []string
 	for deadline := time.Now().Add(3 * time.Minute); lost == "" && time.Now().Before(deadline); time.Sleep(time.Second) {
 		running := map[string][]string{}
 		rows := node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/run="+run,
@@ -367,7 +366,7 @@ tools:
 		}
 		for _, w := range clusterNodes[1:] {
 			if w != forwardedOn && len(running[w]) > 0 {
-				lost, lostPods = w, running[w]
+				lost = w
 				break
 			}
 		}
@@ -376,7 +375,7 @@ tools:
 		t.Fatalf("no trial ran on a worker within 3 minutes:\n%s", said.String())
 	}
 	// Every trial Pod bound there goes with it, started or not.
-	lostPods = strings.Fields(node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/run="+run,
+	lostPods := strings.Fields(node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/run="+run,
 		"--field-selector", "spec.nodeName="+lost, "-o", "jsonpath={.items[*].metadata.name}"))
 	t.Logf("trials on %s after %s: %v", lost, time.Since(start).Round(time.Second), lostPods)
 	kubeNodeLost(t, node, client, lost)

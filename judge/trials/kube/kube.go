@@ -928,7 +928,7 @@ func deletePods(ctx context.Context, c kubernetes.Interface, namespace, sel stri
 			}
 		}
 		if time.Now().After(limit) {
-			return fmt.Errorf("Pods still there after %s: %s", cleanupLimit, strings.Join(left, ", "))
+			return fmt.Errorf("the Pods still there after %s: %s", cleanupLimit, strings.Join(left, ", "))
 		}
 		select {
 		case <-ctx.Done():
