@@ -231,19 +231,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	prov.Parallel = o.Concurrency
 	o.Run = prov.Run
-	if serveAddr != "" && !o.Resume {
+	if serveAddr != "" {
 		// The page shows this run from its first moment, not what an
 		// earlier run left in the folder: the runner's progress follows.
-		if err := trials.WriteProgress(o.Out, trials.Progress{Where: o.Where, Run: o.Run, Start: time.Now().UTC(), Trials: []trials.TrialProgress{}}); err != nil {
-			return err
+		// Resumed, the folder's progress is this run's.
+		if !o.Resume {
+			if err := trials.WriteProgress(o.Out, trials.Progress{Where: o.Where, Run: o.Run, Start: time.Now().UTC(), Trials: []trials.TrialProgress{}}); err != nil {
+				return err
+			}
 		}
-		stop, err := serve(serveAddr, o.Out, stderr)
-		if err != nil {
-			return err
-		}
-		defer stop()
-	}
-	if serveAddr != "" && o.Resume {
 		stop, err := serve(serveAddr, o.Out, stderr)
 		if err != nil {
 			return err
