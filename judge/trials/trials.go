@@ -111,13 +111,13 @@ type Trial struct {
 	NotRun string `json:"not_run,omitempty"`
 	// Attempts are the trial's tries on a cluster, in order: the last is
 	// the one it was scored from (or why it could not run), each before it
-	// lost.
+	// was lost.
 	Attempts []Attempt `json:"attempts,omitempty"`
 }
 
 // How an attempt ended.
 const (
-	AttemptRan    = "ran"     // to its end (or the runner's interruption): the trial is its
+	AttemptRan    = "ran"     // to its end (or the runner's interruption): the trial is scored from it
 	AttemptLost   = "lost"    // its Pod deleted, evicted or gone with its node, by anyone but the runner
 	AttemptNotRun = "not run" // it could not start, or never came (the Job gave up)
 )
