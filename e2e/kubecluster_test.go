@@ -322,27 +322,9 @@ func kubeNodeLost(t *testing.T, node kubeNode, client *http.Client, lost string)
 // show the lost attempts; the runner's cleanup does not hang on the lost
 // node, and nothing of the run is left.
 func kubeTrialsOnLostNode(t *testing.T, node kubeNode, client *http.Client, tag string) {
-	runnerBin, err := filepath.Abs("../bin/showcase-trials")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
-	t.Cleanup(func() {
-		node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s")
-	})
-	dir := t.TempDir()
+	runnerBin, dir := trialsOnNodes(t, node)
 	file := filepath.Join(dir, "experiment.yaml")
-	writeFile(t, file, fmt.Sprintf(`trials: 6
-budget: 1m
-retries: 2
-resources: {cpu: 200m, memory: 256Mi}
-showcase: {image: defect-showcase/gateway:%[1]s, agent: defect-showcase/showcase-agent:%[1]s}
-tools:
-  - name: slow
-    image: defect-showcase/showcase-replay:%[1]s
-    command: [showcase-replay, -weak, -p, "1", -pause, 20s, -seed, "{seed}", -base, "{url}", -out, "{out}/report.csv"]
-    report: report.csv
-`, tag))
+	writeFile(t, file, replayExperiment(tag, "trials: 6\nbudget: 1m\nretries: 2\n", [2]string{"slow", slowArgs}))
 	out := filepath.Join(dir, "kube")
 	start := time.Now()
 	cmd, said := startTrials(t, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeNodeRoot+"/admin.kubeconfig",
@@ -461,41 +443,19 @@ tools:
 // run.json records the three starts; the report names what was lost; and
 // nothing of the run is left.
 func kubeRunnerResumed(t *testing.T, node kubeNode, tag string) {
-	runnerBin, err := filepath.Abs("../bin/showcase-trials")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
-	t.Cleanup(func() {
-		node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s")
-	})
-	dir := t.TempDir()
+	runnerBin, dir := trialsOnNodes(t, node)
 	file := filepath.Join(dir, "experiment.yaml")
-	writeFile(t, file, fmt.Sprintf(`trials: 2
-budget: 30s
-resources: {cpu: 200m, memory: 256Mi}
-showcase: {image: defect-showcase/gateway:%[1]s, agent: defect-showcase/showcase-agent:%[1]s}
-tools:
-  - name: quick
-    image: defect-showcase/showcase-replay:%[1]s
-    command: [showcase-replay, -base, "{url}", -out, "{out}/report.csv"]
-    report: report.csv
-  - name: medium
-    image: defect-showcase/showcase-replay:%[1]s
-    command: [showcase-replay, -weak, -p, "1", -pause, 3s, -seed, "{seed}", -base, "{url}", -out, "{out}/report.csv"]
-    report: report.csv
-  - name: slow
-    image: defect-showcase/showcase-replay:%[1]s
-    command: [showcase-replay, -weak, -p, "1", -pause, 20s, -seed, "{seed}", -base, "{url}", -out, "{out}/report.csv"]
-    report: report.csv
-`, tag))
+	writeFile(t, file, replayExperiment(tag, "trials: 2\nbudget: 30s\n",
+		[2]string{"quick", ""}, [2]string{"medium", `-weak, -p, "1", -pause, 3s, -seed, "{seed}", `}, [2]string{"slow", slowArgs}))
 	out := filepath.Join(dir, "kube")
 	kubeconfig := kubeNodeRoot + "/admin.kubeconfig"
 	cmd, said := startTrials(t, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeconfig,
 		"-namespace", trialsNS, "-parallel", "3", "-ttl", "20s", "-out", out)
 	run := waitRun(t, said)
 	job := func(tool string, n int) string { return fmt.Sprintf("trial-%s-%s-%02d", run, tool, n) }
-	record := func(tool string, n int) string { return filepath.Join(out, tool, fmt.Sprintf("trial-%02d", n), trials.RecordFile) }
+	record := func(tool string, n int) string {
+		return filepath.Join(out, tool, fmt.Sprintf("trial-%02d", n), trials.RecordFile)
+	}
 	until := func(what string, limit time.Duration, ok func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(limit); !ok(); time.Sleep(500 * time.Millisecond) {
@@ -606,6 +566,40 @@ tools:
 	leftBy(t, node, run, "after the third runner")
 }
 
+// trialsOnNodes readies a campaign on the nodes: the runner (built by
+// make kube-up), the trials' namespace and Role (deploy/k8s/trials,
+// deleted when the test ends), and a folder for the run.
+func trialsOnNodes(t *testing.T, node kubeNode) (runnerBin, dir string) {
+	t.Helper()
+	runnerBin, err := filepath.Abs("../bin/showcase-trials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
+	t.Cleanup(func() {
+		node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s")
+	})
+	return runnerBin, t.TempDir()
+}
+
+// slowArgs make showcase-replay a slow tool: the weak tool trying every
+// defect, pausing up to 20 s before each (stopped at any budget below
+// about a minute and a half).
+const slowArgs = `-weak, -p, "1", -pause, 20s, -seed, "{seed}", `
+
+// replayExperiment is an experiment file of the images at tag: head
+// (trials, budget, …), then each tool by name, showcase-replay with its
+// arguments (YAML flow items, each followed by ", ") before -base.
+func replayExperiment(tag, head string, tools ...[2]string) string {
+	var b strings.Builder
+	b.WriteString(head)
+	fmt.Fprintf(&b, "resources: {cpu: 200m, memory: 256Mi}\nshowcase: {image: defect-showcase/gateway:%[1]s, agent: defect-showcase/showcase-agent:%[1]s}\ntools:\n", tag)
+	for _, tl := range tools {
+		fmt.Fprintf(&b, "  - name: %s\n    image: defect-showcase/showcase-replay:%s\n    command: [showcase-replay, %s-base, \"{url}\", -out, \"{out}/report.csv\"]\n    report: report.csv\n", tl[0], tag, tl[1])
+	}
+	return b.String()
+}
+
 // kubeLostOnPage: the run's page (showcase-trials -watch) in Chromium
 // says, of each trial run again, that its first attempt was lost there.
 func kubeLostOnPage(t *testing.T, runnerBin, out, lost string) {
@@ -637,15 +631,7 @@ func kubeLostOnPage(t *testing.T, runnerBin, out, lost string) {
 // CPU (the admin's kubeconfig lists the nodes): every trial runs, each
 // reference trial detects all ten, and the trials ran on all three nodes.
 func kubeCampaignSpread(t *testing.T, node kubeNode, tag string) {
-	runnerBin, err := filepath.Abs("../bin/showcase-trials")
-	if err != nil {
-		t.Fatal(err)
-	}
-	node.kubectlIn(t, trialsNS, nil, "apply", "--server-side", "-k", "../deploy/k8s/trials")
-	t.Cleanup(func() {
-		node.kubectlIn(t, trialsNS, nil, "delete", "namespace", trialsNS, "--wait=true", "--timeout=120s")
-	})
-	dir := t.TempDir()
+	runnerBin, dir := trialsOnNodes(t, node)
 	file := filepath.Join(dir, "experiment.yaml")
 	writeFile(t, file, campaignFile(t, tag, 3, "1m"))
 	out := filepath.Join(dir, "kube")

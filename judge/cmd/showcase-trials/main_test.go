@@ -254,12 +254,10 @@ func TestToolsThatTestNothing(t *testing.T) {
 	}
 }
 
-// A run interrupted (its context ended, as by Ctrl-C) stops the trial
-// running as at its budget, marks it interrupted, and starts no other.
-func TestInterruptedRunStartsNoTrial(t *testing.T) {
-	t.Parallel()
-	out := t.TempDir()
-	ctx, cancel := context.WithCancel(t.Context())
+// startSleepers starts a run of n trials of sleep 30 into out, and
+// returns once its first trial has started; the run's error comes on the
+// channel once ctx ends it.
+func startSleepers(ctx context.Context, out string, n int) <-chan error {
 	pr, pw := io.Pipe()
 	started := make(chan struct{})
 	go func() {
@@ -272,10 +270,20 @@ func TestInterruptedRunStartsNoTrial(t *testing.T) {
 	}()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-out", out, "-interrupt-grace", "300ms", "-tool", "sleeper", "-trials", "3", "-budget", "1m", "--", "sleep", "30"}, io.Discard, pw)
+		done <- run(ctx, []string{"-out", out, "-interrupt-grace", "300ms", "-tool", "sleeper", "-trials", strconv.Itoa(n), "-budget", "1m", "--", "sleep", "30"}, io.Discard, pw)
 		pw.Close()
 	}()
 	<-started
+	return done
+}
+
+// A run interrupted (its context ended, as by Ctrl-C) stops the trial
+// running as at its budget, marks it interrupted, and starts no other.
+func TestInterruptedRunStartsNoTrial(t *testing.T) {
+	t.Parallel()
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := startSleepers(ctx, out, 3)
 	// While it runs, its progress says so: started, and what its instance
 	// has seen, asked every second.
 	var p *trials.Progress
@@ -740,22 +748,7 @@ func TestOneRunnerAFolder(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(t.Context())
-	pr, pw := io.Pipe()
-	started := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "sleeper trial 1: starting") {
-				close(started)
-			}
-		}
-	}()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-out", out, "-interrupt-grace", "300ms", "-tool", "sleeper", "-trials", "1", "-budget", "1m", "--", "sleep", "30"}, io.Discard, pw)
-		pw.Close()
-	}()
-	<-started
+	done := startSleepers(ctx, out, 1)
 	err := run(t.Context(), []string{"-out", out, "-tool", "other", "-trials", "1", "--", "true"}, io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "is in use by another showcase-trials (pid ") {
 		t.Errorf("a second runner on the folder: %v", err)

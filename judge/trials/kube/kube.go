@@ -383,10 +383,9 @@ func keepAttempt(dir string, n int) {
 // ended of itself (the agent exited 0) ran to its end, whatever happened
 // to the Pod after.
 func lostPod(p *corev1.Pod) string {
-	for _, st := range p.Status.ContainerStatuses {
-		if x := st.State.Terminated; st.Name == toolName && x != nil && x.ExitCode == 0 {
-			return ""
-		}
+	x := toolExit(p)
+	if x != nil && x.ExitCode == 0 {
+		return ""
 	}
 	for _, cd := range p.Status.Conditions {
 		if cd.Type == corev1.DisruptionTarget && cd.Status == corev1.ConditionTrue {
@@ -396,10 +395,8 @@ func lostPod(p *corev1.Pod) string {
 	if p.DeletionTimestamp != nil {
 		return "the Pod was deleted"
 	}
-	for _, st := range p.Status.ContainerStatuses {
-		if x := st.State.Terminated; st.Name == toolName && x != nil && x.ExitCode == agent.ExitStopped {
-			return "the Pod was stopped (its tool's agent exited " + strconv.Itoa(agent.ExitStopped) + ")"
-		}
+	if x != nil && x.ExitCode == agent.ExitStopped {
+		return "the Pod was stopped (its tool's agent exited " + strconv.Itoa(agent.ExitStopped) + ")"
 	}
 	return ""
 }
@@ -425,7 +422,7 @@ func (c *Cluster) watchLost(ctx context.Context, pod *corev1.Pod) string {
 			why = "the Pod was deleted"
 			return true, nil
 		}
-		if toolEnded(p) {
+		if toolExit(p) != nil {
 			return true, nil
 		}
 		why = lostPod(p)
@@ -434,13 +431,14 @@ func (c *Cluster) watchLost(ctx context.Context, pod *corev1.Pod) string {
 	return why
 }
 
-func toolEnded(p *corev1.Pod) bool {
+// toolExit is how the tool's container ended, or nil while it has not.
+func toolExit(p *corev1.Pod) *corev1.ContainerStateTerminated {
 	for _, st := range p.Status.ContainerStatuses {
-		if st.Name == toolName && st.State.Terminated != nil {
-			return true
+		if st.Name == toolName {
+			return st.State.Terminated
 		}
 	}
-	return false
+	return nil
 }
 
 // nextAttempt waits for the Job's next Pod after a lost one, however long
