@@ -24,7 +24,11 @@ type Truth struct {
 	// Requests is how many requests the instance received since then, any
 	// path; a first_request below is the index among them (1 is the
 	// first). Absent from a file.
-	Requests *uint64      `json:"requests,omitempty"`
+	Requests *uint64 `json:"requests,omitempty"`
+	// Replicas are the replicas whose counts were merged into these, as
+	// their peers' addresses: present only in a deployment's ground truth
+	// (/defects?scope=deployment, MergeTruth).
+	Replicas []string     `json:"replicas,omitempty"`
 	Defects  []TruthEntry `json:"defects"`
 }
 
