@@ -2,7 +2,10 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,7 +19,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
+	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/suite"
 )
@@ -87,6 +94,7 @@ func TestKubernetesNodes(t *testing.T) {
 	for _, w := range clusterNodes[1:] {
 		t.Run("nothing leaves "+w, func(t *testing.T) { kubeEgress(t, node, w) })
 	}
+	t.Run("three gateway replicas on three nodes answer as one", func(t *testing.T) { kubeReplicasAsOne(t, node, client) })
 	t.Run("a campaign's trials spread over the nodes", func(t *testing.T) { kubeCampaignSpread(t, node, tag) })
 	t.Run("a runner killed twice and resumed", func(t *testing.T) { kubeRunnerResumed(t, node, tag) })
 	t.Run("a worker lost as in a power cut, under running trials", func(t *testing.T) { kubeTrialsOnLostNode(t, node, client, tag) })
@@ -655,4 +663,168 @@ func kubeCampaignSpread(t *testing.T, node kubeNode, tag string) {
 		}
 	}
 	leftBy(t, node, runOf(t, said), "")
+}
+
+// getJSONAt sends method url and decodes a 200's body into v; it returns
+// the status and the body.
+func getJSONAt(t *testing.T, client *http.Client, method, url string, v any) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode == http.StatusOK && v != nil {
+		if err := json.Unmarshal(body, v); err != nil {
+			t.Fatalf("%s %s: %v", method, url, err)
+		}
+	}
+	return res.StatusCode, string(body)
+}
+
+// truthCounts are a ground truth's counts, without times and request
+// indices (a replica's own): what a deployment and one process must agree
+// on.
+func truthCounts(tr catalogue.Truth) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "requests %d\n", *tr.Requests)
+	for _, d := range tr.Defects {
+		fmt.Fprintf(&b, "%s: triggered %d, reached %d %v, other methods %d\n", d.ID, d.Exposure.Count, d.Reached.Count, d.Reached.ByStatus, d.Reached.OtherMethods)
+	}
+	return b.String()
+}
+
+// kubeReplicasAsOne: three gateway replicas (the autoscaler's floor raised
+// to 3) are spread one on each node by the topology spread constraint.
+// The deployment is reset through one replica's admin port
+// (?scope=deployment: all three answer). The endpoint suite is sent
+// through the gateway's Service from a Pod, each request on a new
+// connection, so kube-proxy spreads them over the three; the same cases go
+// to one gateway process on the host. Every replica's own count is a part
+// of the whole (so the spread happened), and the deployment's merged
+// exposure, reached counts and API coverage, read at the forwarded Pod,
+// are the one process's. The board's page at /?scope=deployment shows the
+// three replicas and the merged counts in Chromium. The floor is put back.
+func kubeReplicasAsOne(t *testing.T, node kubeNode, client *http.Client) {
+	node.kubectl(t, nil, "patch", "hpa", "gateway", "-p", `{"spec":{"minReplicas":3}}`)
+	t.Cleanup(func() { node.kubectl(t, nil, "patch", "hpa", "gateway", "-p", `{"spec":{"minReplicas":2}}`) })
+	var pods []corev1.Pod
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(2 * time.Second) {
+		pods = pods[:0]
+		for _, p := range showcasePods(t, node) {
+			ready := false
+			for _, c := range p.Status.Conditions {
+				ready = ready || c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+			}
+			if p.Labels["app.kubernetes.io/name"] == "gateway" && ready {
+				pods = append(pods, p)
+			}
+		}
+		if len(pods) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d gateway Pods ready, want 3:\n%s", len(pods), node.kubectl(t, nil, "get", "pods", "-o", "wide"))
+		}
+	}
+	on := map[string]string{}
+	for _, p := range pods {
+		on[p.Spec.NodeName] = p.Name
+	}
+	if len(on) != 3 {
+		t.Errorf("three gateway replicas on %d nodes: %v", len(on), on)
+	}
+
+	var reset struct {
+		Replicas []string `json:"replicas"`
+	}
+	// A new replica is in the headless Service's DNS within seconds.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Second) {
+		code, body := getJSONAt(t, client, http.MethodPost, node.admin+gateway.PathDefectsReset+"?scope=deployment", &reset)
+		if code == http.StatusOK && len(reset.Replicas) == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deployment's reset: %d %s, want all three replicas", code, body)
+		}
+	}
+	t.Logf("reset: %v", reset.Replicas)
+
+	r := runProbe(t, node, "netprobe-suite", "-n", "0", "-suite", "http://gateway:8080")
+	if r.SuiteSent == 0 || len(r.SuiteErrors) > 0 {
+		t.Fatalf("the suite through the Service: %d sent, unanswered %q", r.SuiteSent, r.SuiteErrors)
+	}
+	one := startProcess(t, buildGateway(t))
+	sent := 0
+	for _, ep := range suite.Endpoints() {
+		for _, c := range ep.Cases {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			if _, err := suite.Do(ctx, client, one.base, ep.For(c, catalogue.All())); err != nil {
+				t.Error(err)
+			}
+			cancel()
+			sent++
+		}
+	}
+	if sent != r.SuiteSent {
+		t.Fatalf("the Pod sent %d cases, the host %d", r.SuiteSent, sent)
+	}
+
+	var alone, merged catalogue.Truth
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		getJSONAt(t, client, http.MethodGet, one.admin+gateway.PathDefects, &alone)
+		code, body := getJSONAt(t, client, http.MethodGet, node.admin+gateway.PathDefects+"?scope=deployment", &merged)
+		if code == http.StatusOK && *alone.Requests == uint64(sent) && *merged.Requests == uint64(sent) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deployment counts %v requests (%d %s), one process %d, want %d", merged.Requests, code, body, *alone.Requests, sent)
+		}
+	}
+	if a, b := truthCounts(alone), truthCounts(merged); a != b {
+		t.Errorf("the deployment's exposure differs from one process's:\n%s\n%s", b, a)
+	}
+	if len(merged.Replicas) != 3 {
+		t.Errorf("merged from %q, want three replicas", merged.Replicas)
+	}
+	parts := map[string]uint64{}
+	for _, p := range pods {
+		var own catalogue.Truth
+		getJSONAt(t, client, http.MethodGet, forwardAdmin(t, p.Name)+gateway.PathDefects, &own)
+		parts[p.Name] = *own.Requests
+		if *own.Requests == 0 || *own.Requests == uint64(sent) {
+			t.Errorf("replica %s alone counts %d of %d requests: kube-proxy did not spread them", p.Name, *own.Requests, sent)
+		}
+	}
+	t.Logf("%d requests through the Service, by replica: %v", sent, parts)
+
+	var depCov, oneCov coverage.Report
+	if code, body := getJSONAt(t, client, http.MethodGet, node.admin+gateway.PathCoverage+"?scope=deployment", &depCov); code != http.StatusOK {
+		t.Fatalf("/coverage?scope=deployment: %d %s", code, body)
+	}
+	getJSONAt(t, client, http.MethodGet, one.admin+gateway.PathCoverage, &oneCov)
+	depCov.Since = oneCov.Since
+	a, _ := json.MarshalIndent(&oneCov, "", " ")
+	b, _ := json.MarshalIndent(&depCov, "", " ")
+	if !bytes.Equal(a, b) {
+		t.Errorf("the deployment's API coverage differs from one process's:\n%s\n%s", b, a)
+	}
+	covered, total := depCov.Targets()
+	t.Logf("merged API coverage: %d/%d targets, TCL %d", covered, total, depCov.TCL)
+
+	chromium := findChromium(t)
+	trap := startTrap(t)
+	br := newBrowser(t, chromium, trap.URL)
+	br.do(t, "open the deployment's board", chromedp.Navigate(node.admin+"/?scope=deployment"), chromedp.WaitVisible(chromedp.CSS("#tile-SEC-01.triggered")))
+	mode := get(t, br, "its mode", chromedp.Evaluate[string](`document.querySelector("#mode").textContent`))
+	requests := get(t, br, "its requests", chromedp.Evaluate[string](`document.querySelector("#requests").textContent`))
+	if !strings.HasPrefix(mode, "a deployment of 3 replicas") || strings.ReplaceAll(requests, ",", "") != strconv.Itoa(sent) {
+		t.Errorf("the deployment's board: mode %q, requests %q, want 3 replicas and %d", mode, requests, sent)
+	}
+	br.checkStayedOnLoopback(t, trap, 1)
 }

@@ -366,6 +366,8 @@ type probeResult struct {
 	ClusterErr   string            `json:"cluster_err"`
 	OutsideName  string            `json:"outside_name"`
 	HTTPStatuses map[string]int    `json:"http_statuses"`
+	SuiteSent    int               `json:"suite_sent"`
+	SuiteErrors  []string          `json:"suite_errors"`
 	TCP          map[string]string `json:"tcp"`
 }
 

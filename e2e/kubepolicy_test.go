@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/gateway"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,8 +35,8 @@ func policyTargets(t *testing.T, node kubeNode) (apis, admins []string) {
 		t.Fatal(err)
 	}
 	for _, s := range services.Items {
-		if s.Name == "gateway" {
-			continue
+		if s.Name == "gateway" || s.Spec.ClusterIP == corev1.ClusterIPNone {
+			continue // the gateway's API is anyone's; gateway-peers only names the replicas
 		}
 		for _, p := range s.Spec.Ports {
 			apis = append(apis, fmt.Sprintf("%s:%d", s.Name, p.Port))
@@ -86,16 +89,21 @@ func probeTCP(t *testing.T, node kubeNode, p probePod, what string, addrs []stri
 	}
 }
 
-// gatewayReaches checks that every gateway Pod reaches every service: its
-// /readyz sends each one a request through its Service.
+// gatewayReaches checks that every gateway Pod reaches every service (its
+// /readyz sends each one a request through its Service) and every gateway
+// Pod's admin port (its /defects?scope=deployment asks each one, found by
+// the headless Service gateway-peers).
 func gatewayReaches(t *testing.T, node kubeNode, what string) {
 	t.Helper()
-	client := &http.Client{Timeout: 10 * time.Second}
+	client := &http.Client{Timeout: 30 * time.Second}
+	var gateways []string
 	for _, p := range showcasePods(t, node) {
-		if p.Labels["app.kubernetes.io/name"] != "gateway" {
-			continue
+		if p.Labels["app.kubernetes.io/name"] == "gateway" {
+			gateways = append(gateways, p.Name)
 		}
-		admin := forwardAdmin(t, p.Name)
+	}
+	for _, name := range gateways {
+		admin := forwardAdmin(t, name)
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			res, err := client.Get(admin + "/readyz")
@@ -108,10 +116,14 @@ func gatewayReaches(t *testing.T, node kubeNode, what string) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Errorf("%s: gateway Pod %s does not reach the services: /readyz %d %v", what, p.Name, status, err)
+				t.Errorf("%s: gateway Pod %s does not reach the services: /readyz %d %v", what, name, status, err)
 				break
 			}
 			time.Sleep(time.Second)
+		}
+		var truth catalogue.Truth
+		if code, body := getJSONAt(t, client, http.MethodGet, admin+gateway.PathDefects+"?scope=deployment", &truth); code != http.StatusOK || len(truth.Replicas) != len(gateways) {
+			t.Errorf("%s: gateway Pod %s does not reach its %d replicas' admin ports: %d %s", what, name, len(gateways), code, body)
 		}
 	}
 }

@@ -100,6 +100,14 @@ func configure(s *server.Settings) server.Builder {
 			publicURL, err = parsePublicURL(v)
 			return err
 		}, func() string { return publicURL })
+	var peers *Peers
+	var peerTimeout time.Duration
+	s.Func("peers", "PEERS", "(none)", "the DNS name whose addresses are every replica of this gateway's deployment, and their admin port, e.g. gateway-peers:9090 (a headless Service): the admin port then answers ?scope=deployment for all of them; unset: for this instance alone",
+		func(v string) (err error) {
+			peers, err = parsePeers(v)
+			return err
+		}, func() string { return peers.String() })
+	s.Duration(&peerTimeout, "peer-timeout", "PEER_TIMEOUT", DefaultPeerTimeout, "a replica's whole answer to a deployment-wide request (?scope=deployment); beyond it the request fails, naming the replica")
 	var timeout time.Duration
 	s.Duration(&timeout, "upstream-timeout", "UPSTREAM_TIMEOUT", DefaultUpstreamTimeout, "an upstream's whole answer, from the request to its last byte; beyond it, 504 JSON, or the connection closed once the answer has begun")
 	ups := map[string]*upstreamSetting{}
@@ -126,7 +134,10 @@ func configure(s *server.Settings) server.Builder {
 		svcs[c.Name].Register(s)
 	}
 	return func(tel *observe.Telemetry) (server.Built, error) {
-		return assemble(tel, active, publicURL, timeout, ups, svcs)
+		if peers != nil {
+			peers.Timeout = peerTimeout
+		}
+		return assemble(tel, active, publicURL, timeout, ups, svcs, peers)
 	}
 }
 
@@ -153,7 +164,7 @@ func (u *upstreamSetting) timeoutText(def time.Duration) string {
 // assemble builds the gateway: each category with an upstream URL is
 // proxied, every other one is served in-process on the same telemetry. The
 // result's Close releases the in-process services.
-func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, timeout time.Duration, ups map[string]*upstreamSetting, svcs map[string]embeddable) (server.Built, error) {
+func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, timeout time.Duration, ups map[string]*upstreamSetting, svcs map[string]embeddable, peers *Peers) (server.Built, error) {
 	declared, err := contract.Declared()
 	if err != nil {
 		return server.Built{}, err
@@ -218,15 +229,23 @@ func assemble(tel *observe.Telemetry, active catalogue.Set, publicURL string, ti
 	if len(proxied) > 0 {
 		mode = fmt.Sprintf("split: the gateway proxies %s", strings.Join(proxied, ", "))
 	}
-	b := board.New(board.Source{Truth: func() catalogue.Truth { return withExposure(catalogue.GroundTruth(active), tel.Exposure, g.reach) },
-		Mode: mode, Version: version.String()}, board.Options{})
+	src := board.Source{Truth: func() catalogue.Truth { return withExposure(catalogue.GroundTruth(active), tel.Exposure, g.reach) },
+		Mode: mode, Version: version.String()}
+	if peers != nil {
+		src.Deployment = peers.DeploymentTruth
+		in.Logger.Info("deployment scope", slog.String("peers", peers.String()))
+	}
+	b := board.New(src, board.Options{})
 	closers = append([]func() error{func() error { b.Close(); return nil }}, closers...)
+	// Each count answers for the instance, or with ?scope=deployment for
+	// every replica of its deployment (peers.go).
 	admin := map[string]http.Handler{
-		http.MethodGet + " " + PathDefects:       defectsReport(active, tel.Exposure, g.reach),
-		http.MethodGet + " " + PathAnswerKey:     answerKey(active, g),
-		http.MethodPost + " " + PathDefectsReset: resetExposure(tel.Exposure, g.reach, g.cov),
-		http.MethodGet + " " + PathCoverage:      coverageReport(g, false),
-		http.MethodGet + " " + PathCoverageText:  coverageReport(g, true),
+		http.MethodGet + " " + PathDefects:             scoped(peers, defectsReport(active, tel.Exposure, g.reach), serveDeploymentTruth),
+		http.MethodGet + " " + PathAnswerKey:           answerKey(active, g),
+		http.MethodPost + " " + PathDefectsReset:       scoped(peers, resetExposure(tel.Exposure, g.reach, g.cov), serveDeploymentReset),
+		http.MethodGet + " " + PathCoverage:            scoped(peers, coverageReport(g, false), serveDeploymentCoverage(false)),
+		http.MethodGet + " " + PathCoverageText:        scoped(peers, coverageReport(g, true), serveDeploymentCoverage(true)),
+		http.MethodGet + " " + server.PathCodeCoverage: scoped(peers, server.CodeCoverage, serveDeploymentCodeCoverage),
 	}
 	maps.Copy(admin, b.Handlers())
 	return server.Built{Handler: g, Close: closeAll, Ready: g.Ready, Admin: admin}, nil
@@ -259,15 +278,18 @@ func (g *Gateway) Coverage() *coverage.Report {
 // coverageReport answers the coverage as JSON, or as text for a person.
 func coverageReport(g *Gateway, text bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		rep := g.Coverage()
-		if !text {
-			respond.Value(w, http.StatusOK, rep)
-			return
-		}
-		var b strings.Builder
-		_ = rep.Summary(&b) // a strings.Builder does not fail
-		respond.Raw(w, http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+		writeCoverage(w, g.Coverage(), text)
 	})
+}
+
+func writeCoverage(w http.ResponseWriter, rep *coverage.Report, text bool) {
+	if !text {
+		respond.Value(w, http.StatusOK, rep)
+		return
+	}
+	var b strings.Builder
+	_ = rep.Summary(&b) // a strings.Builder does not fail
+	respond.Raw(w, http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
 }
 
 // defectsReport answers the catalogue's ground truth for the instance's

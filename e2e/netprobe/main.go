@@ -4,8 +4,11 @@
 // resolves one name of the cluster and one outside it through the
 // cluster's DNS, sends GET requests to a URL, each on a new connection,
 // and opens TCP connections to addresses of the cluster (a NetworkPolicy's
-// test), each until it connects or its time is up. It prints what
-// happened as one JSON object and exits 0: the test judges.
+// test), each until it connects or its time is up; with -suite, it sends
+// the endpoint suite's every case (every defect active) to a base URL, one
+// after another, each on a new connection, so that a Service spreads them
+// over its Pods. It prints what happened as one JSON object and exits 0:
+// the test judges.
 package main
 
 import (
@@ -20,6 +23,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 type result struct {
@@ -29,6 +35,8 @@ type result struct {
 	ClusterErr   string            `json:"cluster_err"`   // or why it did not resolve
 	OutsideName  string            `json:"outside_name"`  // "not found", "resolved", or the error
 	HTTPStatuses map[string]int    `json:"http_statuses"` // status (or error) -> count
+	SuiteSent    int               `json:"suite_sent"`    // the suite's cases sent
+	SuiteErrors  []string          `json:"suite_errors"`  // the cases that got no answer, and why
 	TCP          map[string]string `json:"tcp"`           // address -> "connected" or the last error
 }
 
@@ -40,6 +48,7 @@ func main() {
 	url := flag.String("http", "", "a URL to GET")
 	count := flag.Int("http-n", 0, "how many GETs")
 	tcp := flag.String("tcp", "", "addresses (host:port, comma-separated) to open a TCP connection to")
+	suiteBase := flag.String("suite", "", "a base URL to send the endpoint suite's cases to")
 	tcpFor := flag.Duration("tcp-for", 10*time.Second, "how long to keep trying each -tcp address (a new Pod may be let through only once the NetworkPolicy implementation has seen it)")
 	flag.Parse()
 
@@ -75,6 +84,22 @@ func main() {
 		}
 		resp.Body.Close()
 		r.HTTPStatuses[fmt.Sprint(resp.StatusCode)]++
+	}
+	if *suiteBase != "" {
+		// One at a time, as the one process they are compared with gets
+		// them: endpoint 10's queue answers 503 only under concurrency.
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		for _, ep := range suite.Endpoints() {
+			for _, c := range ep.Cases {
+				c = ep.For(c, catalogue.All())
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				if _, err := suite.Do(ctx, client, *suiteBase, c); err != nil {
+					r.SuiteErrors = append(r.SuiteErrors, c.Method+" "+c.Target+": "+err.Error())
+				}
+				cancel()
+				r.SuiteSent++
+			}
+		}
 	}
 	r.TCP = map[string]string{}
 	if *tcp != "" {

@@ -16,6 +16,7 @@
 package board
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -65,16 +66,30 @@ type Source struct {
 	// Truth is the instance's ground truth with its counts, as /defects
 	// serves it.
 	Truth func() catalogue.Truth
+	// Deployment, where the instance knows its deployment's replicas, is
+	// their ground truth merged, as /defects?scope=deployment serves it:
+	// the page at /?scope=deployment shows it, or why it failed.
+	Deployment func(ctx context.Context) (catalogue.Truth, error)
 	// Mode says how the instance runs: "one process", or which categories
 	// the gateway proxies.
 	Mode    string
 	Version string
 }
 
+// ScopeDeployment is the query's scope of a board that shows the whole
+// deployment.
+const ScopeDeployment = "deployment"
+
+// deploymentTimeout bounds one sample of the deployment's ground truth.
+const deploymentTimeout = 10 * time.Second
+
 // Board serves the page, its stream and the scoring of a report.
 type Board struct {
 	src Source
-	hub *stream.Hub
+	hub *stream.Hub // the instance's
+	// dep streams the deployment's, where src has it: a page of each
+	// scope is sampled apart.
+	dep *stream.Hub
 }
 
 // Options change the board's bounds (zero: the defaults), for tests.
@@ -89,21 +104,29 @@ func New(src Source, o Options) *Board {
 		o.MaxStreams = MaxStreams
 	}
 	b := &Board{src: src}
+	b.hub = b.newHub(false, o)
+	if src.Deployment != nil {
+		b.dep = b.newHub(true, o)
+	}
+	return b
+}
+
+// newHub streams the state of the instance or of the deployment.
+func (b *Board) newHub(deployment bool, o Options) *stream.Hub {
 	now := func() []byte {
-		msg, _ := json.Marshal(b.state(nil))
+		msg, _ := json.Marshal(b.state(nil, deployment))
 		return msg
 	}
 	// A sampler's rate is measured over its own samples.
 	start := func() stream.Sampler {
 		var r rater
 		return func() (key, msg []byte) {
-			s := b.state(&r)
+			s := b.state(&r, deployment)
 			return stream.Marshal(&s, &s.Now) // a change is a change of what the page shows, not of the clock
 		}
 	}
-	b.hub = stream.New(now, start, stream.Options{MaxStreams: o.MaxStreams, Interval: o.Interval, Heartbeat: Heartbeat,
+	return stream.New(now, start, stream.Options{MaxStreams: o.MaxStreams, Interval: o.Interval, Heartbeat: Heartbeat,
 		Busy: fmt.Sprintf("Service Unavailable: %d boards are open, the most this instance serves at once", o.MaxStreams)})
-	return b
 }
 
 // Handlers are the board's endpoints by ServeMux pattern, for the admin
@@ -113,19 +136,58 @@ func (b *Board) Handlers() map[string]http.Handler {
 		http.MethodGet + " " + PathBoard + "{$}":     http.HandlerFunc(b.servePage),
 		http.MethodGet + " " + PathAssets + "{file}": http.HandlerFunc(b.serveAsset),
 		http.MethodGet + " " + PathState:             http.HandlerFunc(b.serveState),
-		http.MethodGet + " " + PathEvents:            b.hub,
+		http.MethodGet + " " + PathEvents:            http.HandlerFunc(b.serveEvents),
 		http.MethodPost + " " + PathScore:            http.HandlerFunc(b.serveScore),
 	}
 }
 
-// Close ends every open stream and the sampler.
-func (b *Board) Close() { b.hub.Close() }
+// Close ends every open stream and the samplers.
+func (b *Board) Close() {
+	b.hub.Close()
+	if b.dep != nil {
+		b.dep.Close()
+	}
+}
+
+// deployment reports whether r asks for the deployment's board
+// (?scope=deployment), or fails it with the reason.
+func (b *Board) deployment(w http.ResponseWriter, r *http.Request) (deployment, ok bool) {
+	switch scope := r.URL.Query().Get("scope"); scope {
+	case "", "instance":
+		return false, true
+	case ScopeDeployment:
+		if b.dep == nil {
+			respond.Error(w, http.StatusBadRequest, "scope=deployment: this instance does not know its deployment's replicas (PEERS)")
+			return false, false
+		}
+		return true, true
+	default:
+		respond.Error(w, http.StatusBadRequest, fmt.Sprintf("scope=%q: want instance (the default) or deployment", scope))
+		return false, false
+	}
+}
+
+func (b *Board) serveEvents(w http.ResponseWriter, r *http.Request) {
+	dep, ok := b.deployment(w, r)
+	switch {
+	case !ok:
+	case dep:
+		b.dep.ServeHTTP(w, r)
+	default:
+		b.hub.ServeHTTP(w, r)
+	}
+}
 
 // State is what a page shows: the ground truth with its counts, and
 // around it the instance's version, mode and request rate.
 type State struct {
-	Version string          `json:"version"`
-	Mode    string          `json:"mode"`
+	Version string `json:"version"`
+	Mode    string `json:"mode"`
+	// Scope is "instance", or "deployment" for every replica's counts
+	// merged; Error, why the deployment's could not be counted (Truth is
+	// then empty, and the page says so instead of a part for the whole).
+	Scope   string          `json:"scope"`
+	Error   string          `json:"error,omitempty"`
 	Now     time.Time       `json:"now"`
 	Rate    float64         `json:"rate"` // requests a second over the last few seconds
 	Window  float64         `json:"rate_window_seconds"`
@@ -156,10 +218,22 @@ func (r *rater) add(now time.Time, requests uint64) (rate, window float64) {
 	return 0, 0
 }
 
-func (b *Board) state(r *rater) State {
-	t := b.src.Truth()
+func (b *Board) state(r *rater, deployment bool) State {
 	now := time.Now().UTC()
-	s := State{Version: b.src.Version, Mode: b.src.Mode, Now: now, Truth: t}
+	s := State{Version: b.src.Version, Mode: b.src.Mode, Scope: "instance", Now: now}
+	t, err := b.truth(deployment)
+	if deployment {
+		s.Scope = ScopeDeployment
+		s.Mode = "a deployment whose replicas did not all answer"
+		if err == nil {
+			s.Mode = fmt.Sprintf("a deployment of %d replicas: %s", len(t.Replicas), strings.Join(t.Replicas, ", "))
+		}
+	}
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	s.Truth = t
 	if r != nil && t.Requests != nil {
 		s.Rate, s.Window = r.add(now, *t.Requests)
 	}
@@ -185,8 +259,20 @@ func (b *Board) serveAsset(w http.ResponseWriter, r *http.Request) {
 	stream.ServeFile(w, files, name)
 }
 
-func (b *Board) serveState(w http.ResponseWriter, _ *http.Request) {
-	respond.Value(w, http.StatusOK, b.state(nil))
+// truth is the instance's ground truth, or the deployment's.
+func (b *Board) truth(deployment bool) (catalogue.Truth, error) {
+	if !deployment {
+		return b.src.Truth(), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), deploymentTimeout)
+	defer cancel()
+	return b.src.Deployment(ctx)
+}
+
+func (b *Board) serveState(w http.ResponseWriter, r *http.Request) {
+	if dep, ok := b.deployment(w, r); ok {
+		respond.Value(w, http.StatusOK, b.state(nil, dep))
+	}
 }
 
 // Scored is a report's scorecard as the board shows it: the scorer's own
@@ -209,11 +295,15 @@ type Verdict struct {
 }
 
 // serveScore scores the report in the request's body (its file name in
-// ?name=) against this instance's ground truth now, as showcase-score
-// -exposure would: every format the scorer reads, gzipped or not. A report
+// ?name=) against this instance's ground truth now (its deployment's, with
+// scope=deployment), as showcase-score -exposure would: every format the scorer reads, gzipped or not. A report
 // larger than MaxReport gets 413; one the scorer cannot read, 422 with the
 // scorer's own words.
 func (b *Board) serveScore(w http.ResponseWriter, r *http.Request) {
+	dep, ok := b.deployment(w, r)
+	if !ok {
+		return
+	}
 	name := path.Base(r.URL.Query().Get("name"))
 	if name == "." || name == "/" {
 		name = "report"
@@ -233,7 +323,12 @@ func (b *Board) serveScore(w http.ResponseWriter, r *http.Request) {
 		respond.Error(w, http.StatusUnprocessableEntity, name+": "+err.Error())
 		return
 	}
-	raw, err := json.Marshal(b.src.Truth())
+	truth, err := b.truth(dep)
+	if err != nil {
+		respond.Error(w, http.StatusBadGateway, err.Error())
+		return
+	}
+	raw, err := json.Marshal(truth)
 	if err != nil {
 		respond.Error(w, http.StatusInternalServerError, "Internal Server Error")
 		return

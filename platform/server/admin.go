@@ -41,13 +41,19 @@ type Admin struct {
 	ready    ReadyFunc
 	stopping atomic.Bool
 	methods  map[string][]string // the methods of each path registered with one
+	routes   map[string]*route   // the endpoints by pattern, so that a program can replace one of the admin's own
 	handler  http.Handler
 }
+
+// route is an endpoint whose handler a program may replace before serving.
+type route struct{ h http.Handler }
+
+func (r *route) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.h.ServeHTTP(w, req) }
 
 // NewAdmin serves reg's metrics and the health endpoints. ready may be nil.
 // With profiling on it also serves Go's profiles under /debug/pprof/.
 func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger, profiling bool) *Admin {
-	a := &Admin{mux: http.NewServeMux(), ready: ready, methods: map[string][]string{}}
+	a := &Admin{mux: http.NewServeMux(), ready: ready, methods: map[string][]string{}, routes: map[string]*route{}}
 	csrf := http.NewCrossOriginProtection()
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		respond.Error(w, http.StatusForbidden, "Forbidden: a cross-origin request may not change state here")
@@ -68,16 +74,23 @@ func NewAdmin(reg *prometheus.Registry, ready ReadyFunc, logger *slog.Logger, pr
 		respond.JSON(w, http.StatusOK, []byte(`{"status":"ok"}`))
 	}))
 	a.Handle("GET "+PathReadyz, http.HandlerFunc(a.serveReady))
-	a.Handle("GET "+PathCodeCoverage, http.HandlerFunc(serveCodeCoverage))
+	a.Handle("GET "+PathCodeCoverage, CodeCoverage)
 	a.mux.HandleFunc("/", a.fallback)
 	return a
 }
 
 // Handle adds an endpoint of the program's own, such as the gateway's
-// "GET /defects", by its ServeMux pattern (method and path). Call it
-// before serving.
+// "GET /defects", by its ServeMux pattern (method and path), or replaces
+// one of the admin's own by the same pattern (the gateway answers
+// /coverage/code for a whole deployment too). Call it before serving.
 func (a *Admin) Handle(pattern string, h http.Handler) {
-	a.mux.Handle(pattern, h)
+	if r, ok := a.routes[pattern]; ok {
+		r.h = h
+		return
+	}
+	r := &route{h: h}
+	a.routes[pattern] = r
+	a.mux.Handle(pattern, r)
 	if method, path, ok := strings.Cut(pattern, " "); ok {
 		path = strings.TrimSuffix(path, "{$}") // "/{$}" is the path "/" alone
 		a.methods[path] = append(a.methods[path], method)

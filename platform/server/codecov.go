@@ -58,7 +58,9 @@ func ClearCodeCoverage() {
 	}
 }
 
-// serveCodeCoverage answers a snapshot of the counters.
+// CodeCoverage answers a snapshot of the counters at PathCodeCoverage.
+var CodeCoverage http.Handler = http.HandlerFunc(serveCodeCoverage)
+
 func serveCodeCoverage(w http.ResponseWriter, _ *http.Request) {
 	meta, err := codeMeta()
 	if err != nil {

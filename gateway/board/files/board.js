@@ -9,6 +9,10 @@ const categoryTitles = {
 };
 const $ = (id) => document.getElementById(id);
 let built = false;
+// The page at /?scope=deployment shows (and resets, and scores against)
+// every replica of the deployment, merged; the plain page this instance.
+const scope = new URLSearchParams(location.search).get("scope") === "deployment" ? "deployment" : "";
+const scoped = (url) => scope ? url + (url.includes("?") ? "&" : "?") + "scope=" + scope : url;
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -55,13 +59,20 @@ function stateOf(d) {
 }
 
 function render(s) {
+  $("mode").textContent = s.mode;
+  if (s.error) {
+    // A part of the deployment is not shown as the whole.
+    $("summary").className = "summary error";
+    $("summary").textContent = "The deployment's counts are not shown: " + s.error;
+    return;
+  }
+  $("summary").className = "summary";
   const t = s.truth;
   if (!built) build(t);
   $("requests").textContent = t.requests === undefined ? "—" : t.requests.toLocaleString("en");
   $("rate").textContent = s.rate_window_seconds > 0 ? s.rate.toFixed(1) + " /s" : "—";
   $("since").textContent = t.exposure_since ? new Date(t.exposure_since).toLocaleTimeString() : "—";
   $("setting").textContent = t.setting;
-  $("mode").textContent = s.mode;
   $("version").textContent = s.version;
   let reached = 0, triggered = 0;
   for (const d of t.defects) {
@@ -89,7 +100,7 @@ async function reset() {
   const b = $("reset");
   b.disabled = true;
   try {
-    const res = await fetch("defects/reset", { method: "POST" });
+    const res = await fetch(scoped("defects/reset"), { method: "POST" });
     if (!res.ok) throw new Error((await res.json()).error || res.statusText);
   } catch (err) {
     $("summary").textContent = "The reset failed: " + err.message;
@@ -107,7 +118,7 @@ async function score(file) {
   $("scored-notes").textContent = "";
   $("scored-rows").textContent = "";
   try {
-    const res = await fetch("board/score?name=" + encodeURIComponent(file.name), { method: "POST", body: file });
+    const res = await fetch(scoped("board/score?name=" + encodeURIComponent(file.name)), { method: "POST", body: file });
     const body = await res.json();
     if (!res.ok) {
       $("scored-headline").className = "headline error";
@@ -149,8 +160,12 @@ function setup() {
     zone.hidden = true;
     if (e.dataTransfer.files.length) score(e.dataTransfer.files[0]);
   });
-  fetch("board/state").then((r) => r.json()).then(render).catch(() => {});
-  follow("board/events", $("conn"), render); // stream.js
+  if (scope) {
+    $("run-title").textContent = "This deployment";
+    document.title += " (deployment)";
+  }
+  fetch(scoped("board/state")).then((r) => r.json()).then(render).catch(() => {});
+  follow(scoped("board/events"), $("conn"), render); // stream.js
 }
 
 setup();

@@ -58,6 +58,20 @@ spec:
     spec:
       automountServiceAccountToken: false
       terminationGracePeriodSeconds: 30
+      {{- if eq .name "gateway" }}
+      # The replicas spread over the nodes, one more on a node than on
+      # another at most; a node tainted away (NotReady, cordoned) is not
+      # counted, so the Pods it loses are placed on the others.
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: kubernetes.io/hostname
+          whenUnsatisfiable: DoNotSchedule
+          nodeTaintsPolicy: Honor
+          matchLabelKeys: [pod-template-hash]
+          labelSelector:
+            matchLabels:
+              {{- include "showcase.selector" . | nindent 14 }}
+      {{- end }}
       {{- with $root.Values.imagePullSecrets }}
       imagePullSecrets:
         {{- toYaml . | nindent 8 }}
