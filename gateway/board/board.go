@@ -186,12 +186,12 @@ type State struct {
 	// Scope is "instance", or "deployment" for every replica's counts
 	// merged; Error, why the deployment's could not be counted (Truth is
 	// then empty, and the page says so instead of a part for the whole).
-	Scope   string          `json:"scope"`
-	Error   string          `json:"error,omitempty"`
-	Now     time.Time       `json:"now"`
-	Rate    float64         `json:"rate"` // requests a second over the last few seconds
-	Window  float64         `json:"rate_window_seconds"`
-	Truth   catalogue.Truth `json:"truth"`
+	Scope  string          `json:"scope"`
+	Error  string          `json:"error,omitempty"`
+	Now    time.Time       `json:"now"`
+	Rate   float64         `json:"rate"` // requests a second over the last few seconds
+	Window float64         `json:"rate_window_seconds"`
+	Truth  catalogue.Truth `json:"truth"`
 }
 
 // sample is a count of requests at a time, for the rate.
