@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -331,5 +332,107 @@ func TestReplayCarriesTheTargetsCoverage(t *testing.T) {
 	}
 	if !strings.Contains(string(text), "the tool says it covered: "+wfc.TargetToolName) || !strings.Contains(string(text), "API operations 10/10") {
 		t.Errorf("the scorecard:\n%s", text)
+	}
+}
+
+// A deployment's code coverage: three replicas of the cover build, each
+// in a mount namespace of its own whose /etc/hosts names all three
+// (127.0.0.1 to 127.0.0.3) as replicas.test, PEERS=replicas.test:PORT, as
+// a headless Service's name resolves on Kubernetes. Each replica gets a
+// different part of the suite. The deployment's /coverage/code, asked of
+// one replica, is the archive of every replica's counters, and go tool
+// covdata reads it as it reads what `go tool covdata merge` makes of the
+// three replicas' own snapshots: the same count for every statement of the
+// four services' code (the gateway's own code runs in answering the
+// snapshots themselves, so it is left out), and more of it covered than by
+// any one replica. The host's /etc/hosts is untouched.
+func TestDeploymentCodeCoverage(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		need(t, "a mount namespace of its own for each replica needs root")
+	}
+	unshare := requireTool(t, "unshare")
+	bin := coverBinary(t, "gateway")
+	hostsBefore, err := os.ReadFile("/etc/hosts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	writeFile(t, hosts, "127.0.0.1 localhost\n127.0.0.1 replicas.test\n127.0.0.2 replicas.test\n127.0.0.3 replicas.test\n")
+	port := freePort(t)
+	var reps []*process
+	for k := 1; k <= 3; k++ {
+		cmd := exec.Command(unshare, "--mount", "--propagation", "private", "sh", "-c", `mount --bind "$1" /etc/hosts && exec "$2" -addr 127.0.0.1:0 -admin-addr "$3"`,
+			"sh", hosts, bin, fmt.Sprintf("127.0.0.%d:%s", k, port))
+		cmd.Env = append(os.Environ(), "PEERS=replicas.test:"+port)
+		reps = append(reps, startCommand(t, cmd))
+	}
+	client := &http.Client{Timeout: time.Minute}
+	i := 0
+	for _, ep := range suite.Endpoints() {
+		for _, c := range ep.Cases {
+			if _, err := suite.Do(t.Context(), client, reps[i%len(reps)].base, ep.For(c, catalogue.All())); err != nil {
+				t.Fatal(err)
+			}
+			i++
+		}
+	}
+
+	dir := t.TempDir()
+	var own []string
+	for k, r := range reps {
+		d := filepath.Join(dir, fmt.Sprintf("replica-%d", k+1))
+		if err := codecov.Snapshot(t.Context(), client, r.admin, d); err != nil {
+			t.Fatal(err)
+		}
+		own = append(own, d)
+	}
+	deployment := filepath.Join(dir, "deployment")
+	if err := codecov.Snapshot(t.Context(), client, reps[1].admin+"?scope=deployment", deployment); err != nil {
+		t.Fatal(err)
+	}
+	merged := filepath.Join(dir, "merged")
+	if err := os.Mkdir(merged, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, nil, "go", "tool", "covdata", "merge", "-i="+strings.Join(own, ","), "-o="+merged)
+	services := func(in string) (map[string]string, int) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "profile.txt")
+		run(t, nil, "go", "tool", "covdata", "textfmt", "-i="+in, "-o="+out)
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts, covered := map[string]string{}, 0
+		for _, line := range strings.Split(string(data), "\n") {
+			block, count, ok := strings.Cut(line, " ")
+			if ok && strings.Contains(block, "-svc/") {
+				counts[block] = count
+				if !strings.HasSuffix(count, " 0") {
+					covered++
+				}
+			}
+		}
+		return counts, covered
+	}
+	want, wantCovered := services(merged)
+	got, gotCovered := services(deployment)
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("the deployment's archive has %d blocks of the services, covdata merge's %d", len(got), len(want))
+	}
+	for block, c := range want {
+		if got[block] != c {
+			t.Errorf("%s: the deployment's count %q, covdata merge's %q", block, got[block], c)
+		}
+	}
+	for k, d := range own {
+		if _, c := services(d); c >= gotCovered {
+			t.Errorf("replica %d alone covers %d blocks of the services, the deployment %d", k+1, c, gotCovered)
+		}
+	}
+	t.Logf("the services' blocks covered: %d by the deployment, %d by covdata merge", gotCovered, wantCovered)
+	if after, _ := os.ReadFile("/etc/hosts"); !bytes.Equal(after, hostsBefore) {
+		t.Errorf("the host's /etc/hosts changed:\n%s", after)
 	}
 }

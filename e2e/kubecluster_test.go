@@ -24,6 +24,7 @@ import (
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/judge/score"
 	"github.com/defectshowcase/showcase/judge/trials"
 	"github.com/defectshowcase/showcase/suite"
 )
@@ -816,6 +817,37 @@ func kubeReplicasAsOne(t *testing.T, node kubeNode, client *http.Client) {
 	}
 	covered, total := depCov.Targets()
 	t.Logf("merged API coverage: %d/%d targets, TCL %d", covered, total, depCov.TCL)
+
+	// showcase-score reads the deployment's ground truth and, by the same
+	// scope, its coverage: a report of every defect is scored against the
+	// merged counts.
+	scorer := buildBinary(t, modulePath+"judge/cmd/showcase-score")
+	report := "method,path,class\n"
+	for _, def := range catalogue.Defects {
+		e := catalogue.EndpointOf(def.ID)
+		report += fmt.Sprintf("%s,%s,%s\n", e.Method, e.Path, def.Classes[0])
+	}
+	file := filepath.Join(t.TempDir(), "report.csv")
+	writeFile(t, file, report)
+	out, err := exec.Command(scorer, "-exposure", node.admin+gateway.PathDefects+"?scope=deployment", "-format", "json", file).Output()
+	if err != nil {
+		t.Fatalf("showcase-score -exposure …?scope=deployment: %v", err)
+	}
+	var sc score.Scorecard
+	if err := json.Unmarshal(out, &sc); err != nil || len(sc.Defects) != len(catalogue.Defects) {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for i, d := range sc.Defects {
+		want := merged.Defects[i].Exposure.Count
+		if d.Triggered == nil || *d.Triggered != want || want == 0 || d.Verdict() != "reported" {
+			t.Errorf("scored against the deployment, %s: %s, triggered %v; want reported, %d (the merged count)", d.ID, d.Verdict(), d.Triggered, want)
+		}
+	}
+	if sc.Coverage == nil || sc.Coverage.API == nil {
+		t.Errorf("the scorecard has no API coverage of the deployment")
+	} else if c, tot := sc.Coverage.API.Targets(); c != covered || tot != total {
+		t.Errorf("the scorecard's API coverage %d/%d, the deployment's %d/%d", c, tot, covered, total)
+	}
 
 	chromium := findChromium(t)
 	trap := startTrap(t)

@@ -66,6 +66,13 @@ func startProcessAt(t testing.TB, bin, addr string, env ...string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, "-addr", addr, "-admin-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)
+	return startCommand(t, cmd)
+}
+
+// startCommand starts cmd, a program of the showcase, and waits for its
+// "listening" log line.
+func startCommand(t testing.TB, cmd *exec.Cmd) *process {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

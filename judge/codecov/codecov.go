@@ -11,10 +11,12 @@ package codecov
 import (
 	"archive/tar"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path"
@@ -87,7 +89,13 @@ var dataFile = regexp.MustCompile(`^cov(meta\.[0-9a-f]{32}|counters\.[0-9a-f]{32
 // its counters and writes Go's data files into dir. ErrNotBuilt means the
 // instance was built without coverage.
 func Snapshot(ctx context.Context, client *http.Client, admin, dir string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(admin, "/")+"/coverage/code", nil)
+	u, err := url.Parse(admin)
+	if err != nil {
+		return err
+	}
+	// Its query stays: ?scope=deployment asks for every replica's.
+	u.Path = strings.TrimRight(u.Path, "/") + "/coverage/code"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return err
 	}
@@ -100,6 +108,12 @@ func Snapshot(ctx context.Context, client *http.Client, admin, dir string) error
 	case res.StatusCode == http.StatusNotFound:
 		return ErrNotBuilt
 	case res.StatusCode != http.StatusOK:
+		var e struct {
+			Error string `json:"error"`
+		}
+		if b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10)); json.Unmarshal(b, &e) == nil && e.Error != "" {
+			return fmt.Errorf("GET %s: %s: %s", req.URL, res.Status, e.Error)
+		}
 		return fmt.Errorf("GET %s: %s", req.URL, res.Status)
 	}
 	return Unpack(io.LimitReader(res.Body, maxSnapshot), dir)

@@ -52,3 +52,27 @@ func TestAdminRefusesWhatABrowserShouldNot(t *testing.T) {
 		}
 	}
 }
+
+// A program replaces one of the admin's own endpoints by its pattern (the
+// gateway answers /coverage/code for a deployment too): the program's
+// handler answers, once, and the path's Allow stays as it was.
+func TestAdminEndpointReplaced(t *testing.T) {
+	t.Parallel()
+	a := NewAdmin(prometheus.NewRegistry(), nil, slog.New(slog.NewTextHandler(io.Discard, nil)), false)
+	rec := httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest("GET", "/coverage/code", nil))
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "no code coverage") {
+		t.Fatalf("the admin's own /coverage/code in a build without coverage: %d %s", rec.Code, rec.Body)
+	}
+	a.Handle("GET "+PathCodeCoverage, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) }))
+	rec = httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest("GET", "/coverage/code", nil))
+	if rec.Code != http.StatusTeapot {
+		t.Errorf("replaced: %d, want the program's 418", rec.Code)
+	}
+	rec = httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest("POST", "/coverage/code", nil))
+	if allow := rec.Header().Get("Allow"); rec.Code != http.StatusMethodNotAllowed || allow != "GET, HEAD, OPTIONS" {
+		t.Errorf("POST: %d, Allow %q; want 405, GET, HEAD, OPTIONS", rec.Code, allow)
+	}
+}

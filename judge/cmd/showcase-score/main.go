@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -304,16 +305,22 @@ func scoreEntry(e entry) (score.Scorecard, error) {
 // default, from the admin port of an -exposure URL (where an instance that
 // serves neither is passed over).
 func addCoverage(sc *score.Scorecard, e entry) error {
-	admin, auto := "", false
-	if u, ok := strings.CutSuffix(e.exposure, "/defects"); ok && (strings.HasPrefix(u, "http://") || strings.HasPrefix(u, "https://")) {
-		admin, auto = u, true
+	// The admin port of an -exposure URL, with its query: a deployment's
+	// /defects?scope=deployment gives its coverage with the same scope.
+	var admin *url.URL
+	if u, err := url.Parse(e.exposure); err == nil && (u.Scheme == "http" || u.Scheme == "https") && strings.HasSuffix(u.Path, "/defects") {
+		u.Path = strings.TrimSuffix(u.Path, "/defects")
+		admin = u
 	}
+	auto := admin != nil
 	api, code := e.coverage, e.codeCoverage
 	if api == "" && auto {
-		api = admin + "/coverage"
+		u := *admin
+		u.Path += "/coverage"
+		api = u.String()
 	}
 	if code == "" && auto {
-		code = admin
+		code = admin.String()
 	}
 	// Asked for by default, coverage is what an instance serves, if it
 	// does: one from before coverage, or built without it, has none, and
@@ -432,6 +439,14 @@ func readExposure(where string) (score.Instance, error) {
 			return score.Instance{}, fmt.Errorf("-exposure: %w", err)
 		}
 		if res.StatusCode != http.StatusOK {
+			// The instance's own words: a deployment's replica that did
+			// not answer is named there.
+			var e struct {
+				Error string `json:"error"`
+			}
+			if json.Unmarshal(data, &e) == nil && e.Error != "" {
+				return score.Instance{}, fmt.Errorf("-exposure: %s answered %s: %s", where, res.Status, e.Error)
+			}
 			return score.Instance{}, fmt.Errorf("-exposure: %s answered %s", where, res.Status)
 		}
 	} else {
