@@ -34,10 +34,11 @@ var DefaultLimits = Limits{
 	MaxHeaderBytes:    64 << 10,
 }
 
-// New returns a server for h with the given limits.
+// New returns a server for h with the given limits. An answer given before
+// the request's body was read reaches the client (answerBeforeBody).
 func New(h http.Handler, logger *slog.Logger, l Limits) *http.Server {
 	return &http.Server{
-		Handler:           h,
+		Handler:           answerBeforeBody(h),
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
 		ReadTimeout:       l.ReadTimeout,
 		WriteTimeout:      l.WriteTimeout,
