@@ -5,11 +5,14 @@
 // requests in all and their rate), pushed to the page by Server-Sent
 // Events; a button that starts a new round (POST /defects/reset); and a
 // report dropped on the page scored against this instance's own ground
-// truth by the scorer showcase-score uses.
+// truth by the scorer showcase-score uses. Where the instance knows its
+// deployment's replicas (PEERS), the page at /?scope=deployment does all
+// of this for the whole deployment, merged.
 //
 // The stream is bounded as platform/stream bounds it: at most MaxStreams
-// pages at once (one more gets 503), one goroutine per open page and one
-// that samples the state for all of them while any is open, a few times a
+// pages of each scope at once (one more gets 503), one goroutine per open
+// page and one per scope that samples the state for all of them while any
+// is open, a few times a
 // second however hard a tool hammers the API; nothing is kept of a page
 // once it has gone, and every stream ends when its client leaves or the
 // server stops.
@@ -296,9 +299,10 @@ type Verdict struct {
 
 // serveScore scores the report in the request's body (its file name in
 // ?name=) against this instance's ground truth now (its deployment's, with
-// scope=deployment), as showcase-score -exposure would: every format the scorer reads, gzipped or not. A report
-// larger than MaxReport gets 413; one the scorer cannot read, 422 with the
-// scorer's own words.
+// scope=deployment), as showcase-score -exposure would: every format the
+// scorer reads, gzipped or not. A report larger than MaxReport gets 413;
+// one the scorer cannot read, 422 with the scorer's own words; with a
+// replica that did not answer, 502 naming it.
 func (b *Board) serveScore(w http.ResponseWriter, r *http.Request) {
 	dep, ok := b.deployment(w, r)
 	if !ok {
