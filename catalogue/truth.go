@@ -25,9 +25,9 @@ type Truth struct {
 	// path; a first_request below is the index among them (1 is the
 	// first). Absent from a file.
 	Requests *uint64 `json:"requests,omitempty"`
-	// Replicas are the replicas whose counts were merged into these, as
-	// their peers' addresses: present only in a deployment's ground truth
-	// (/defects?scope=deployment, MergeTruth).
+	// Replicas are the replicas whose counts were merged into these, each
+	// as its name and admin address: present only in a deployment's
+	// ground truth (/defects?scope=deployment, MergeTruth).
 	Replicas []string     `json:"replicas,omitempty"`
 	Defects  []TruthEntry `json:"defects"`
 }

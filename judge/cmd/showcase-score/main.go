@@ -129,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fs.IntVar(&maxUnplanted, "max-unplanted", maxUnplanted, "a gate: at most N unplanted findings, or exit 1 naming each (every report's; -1 for any number)")
 		fs.StringVar(&e.tool, "tool", "", "the tool's name and version, instead of what the report says (it needs no version where it carries one); with it an empty report is one of no findings")
 		fs.TextVar(&e.active, "defects", catalogue.All(), "the defects active in the instance the tool ran against: "+catalogue.SettingUsage)
-		fs.StringVar(&e.exposure, "exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects) or a saved file: its active defects and how often each was triggered")
+		fs.StringVar(&e.exposure, "exposure", "", "the instance's admin /defects, as a URL (http://localhost:9090/defects; /defects?scope=deployment for every replica of a deployment) or a saved file: its active defects and how often each was triggered")
 		fs.StringVar(&e.baseline, "baseline", "", "a report of the same tool against an instance with DEFECTS=none: its every finding is a false positive")
 		fs.StringVar(&e.baselineExposure, "baseline-exposure", "", "the baseline instance's /defects (URL or file): a baseline that reached no operation tested nothing and gives no false positive rate")
 		fs.StringVar(&e.coverage, "coverage", "", "the instance's admin /coverage, as a URL or a saved file: its API coverage of the run (by default the one beside an -exposure URL)")
