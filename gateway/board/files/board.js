@@ -61,11 +61,14 @@ function stateOf(d) {
 function render(s) {
   $("mode").textContent = s.mode;
   if (s.error) {
-    // A part of the deployment is not shown as the whole.
+    // A part of the deployment is not shown as the whole: the tiles are
+    // hidden until every replica answers again.
+    $("categories").hidden = true;
     $("summary").className = "summary error";
     $("summary").textContent = "The deployment's counts are not shown: " + s.error;
     return;
   }
+  $("categories").hidden = false;
   $("summary").className = "summary";
   const t = s.truth;
   if (!built) build(t);
