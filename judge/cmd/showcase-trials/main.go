@@ -41,6 +41,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -53,12 +54,36 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT (Ctrl-C) or SIGTERM stops the run gently: the
+	// trial running is ended as at its budget, none other starts, and what
+	// ran is written. A second one has its default effect.
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	go func() {
+		if sig, ok := <-sigs; ok {
+			got.Store(sig)
+			signal.Stop(sigs)
+			cancel()
+		}
+	}()
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
+	cancel()
 	var usage usageError
+	var stopped *stoppedError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &stopped):
+		// Its last line, and the exit status of a shell's command a
+		// signal ended: 128 and the signal's number (130 for Ctrl-C).
+		sig, _ := got.Load().(syscall.Signal)
+		if sig == 0 {
+			sig = syscall.SIGINT
+		}
+		fmt.Fprintf(os.Stderr, "showcase-trials: stopped by %s: %s\n", signalName(sig), stopped)
+		os.Exit(128 + int(sig))
 	case errors.As(err, &usage):
 		fmt.Fprintln(os.Stderr, "showcase-trials:", err)
 		os.Exit(2)
@@ -69,6 +94,78 @@ func main() {
 }
 
 type usageError struct{ error }
+
+// stoppedError is a run stopped by a signal before its end: where its
+// folder is and what it kept. Any other error of the run is in err.
+type stoppedError struct {
+	dir                                string
+	collected, interrupted, notStarted int
+	err                                error
+}
+
+func (e *stoppedError) Error() string {
+	msg := fmt.Sprintf("%s keeps the %d trial(s) that ran, scored in report.md", e.dir, e.collected)
+	if e.collected == 0 {
+		msg = e.dir + " keeps no trial: none had started"
+	}
+	if e.interrupted > 0 {
+		msg += fmt.Sprintf(" (%d cut short by the stop, recorded as interrupted)", e.interrupted)
+	}
+	if e.notStarted > 0 {
+		msg += fmt.Sprintf("; %d never started", e.notStarted)
+	}
+	// The run's other errors, beside the stop itself.
+	var others []string
+	errs := []error{e.err}
+	if j, ok := e.err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			others = append(others, err.Error())
+		}
+	}
+	if len(others) > 0 {
+		msg += "; and: " + strings.Join(others, "; ")
+	}
+	return msg
+}
+
+func (e *stoppedError) Unwrap() error { return e.err }
+
+// stopped says what a run stopped by a signal kept, from its progress: the
+// trials that ended (those the stop cut short among them) and those it
+// never started.
+func stopped(dir string, err error) *stoppedError {
+	e := &stoppedError{dir: dir, err: err}
+	p, _ := trials.ReadProgress(dir)
+	if p == nil {
+		return e
+	}
+	for _, t := range p.Trials {
+		switch t.State {
+		case trials.StateEnded:
+			e.collected++
+			if t.Outcome == "interrupted" {
+				e.interrupted++
+			}
+		case trials.StateCancelled, trials.StateQueued:
+			e.notStarted++
+		}
+	}
+	return e
+}
+
+// signalName is a signal as a shell names it.
+func signalName(sig syscall.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return sig.String()
+}
 
 const usage = `usage: showcase-trials [-out DIR] [-parallel N] [-defects SET | -base URL -admin URL]
         -tool NAME [-trials N] [-budget DUR] [-seeds LIST] [-report GLOB] -- COMMAND... [-tool ...]
@@ -269,13 +366,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := trials.WriteProvenance(o.Out, prov); err != nil {
 		return errors.Join(runErr, err)
 	}
+	if len(ts) > 0 {
+		if err := trials.WriteRun(o.Out, ts); err != nil {
+			return errors.Join(runErr, err)
+		}
+		fmt.Fprintf(stderr, "showcase-trials: %s\n", filepath.Join(o.Out, "report.md"))
+	}
+	if errors.Is(runErr, context.Canceled) && ctx.Err() != nil {
+		return stopped(o.Out, runErr)
+	}
 	if len(ts) == 0 {
 		return runErr
 	}
-	if err := trials.WriteRun(o.Out, ts); err != nil {
-		return errors.Join(runErr, err)
-	}
-	fmt.Fprintf(stderr, "showcase-trials: %s\n", filepath.Join(o.Out, "report.md"))
 	if serveAddr != "" && ctx.Err() == nil {
 		fmt.Fprintln(stderr, "showcase-trials: the run has ended; its page is served until interrupted (Ctrl-C)")
 		<-ctx.Done()

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -796,5 +797,51 @@ func TestOneRunnerAFolder(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"-resume", kube}, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "the run's file was changed") {
 		t.Errorf("-resume with its file changed: %v", err)
+	}
+}
+
+// A runner stopped with Ctrl-C exits as a shell's command a signal ended,
+// 130 (SIGTERM: 143), its last line where the run's folder is and what it
+// kept; "context canceled" is not its word. The real binary, signalled
+// while the first of three trials runs.
+func TestStoppedRunnerExitsAsByTheSignal(t *testing.T) {
+	t.Parallel()
+	bin := binaries(t, "showcase-trials")
+	for _, c := range []struct {
+		sig  syscall.Signal
+		name string
+	}{{syscall.SIGINT, "SIGINT"}, {syscall.SIGTERM, "SIGTERM"}} {
+		out := t.TempDir()
+		cmd := exec.Command(filepath.Join(bin, "showcase-trials"), "-out", out, "-interrupt-grace", "300ms", "-tool", "sleeper", "-trials", "3", "-budget", "1m", "--", "sleep", "30")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if strings.Contains(sc.Text(), "sleeper trial 1: starting") {
+				_ = cmd.Process.Signal(c.sig)
+			}
+		}
+		err = cmd.Wait()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 128+int(c.sig) {
+			t.Errorf("%s: %v, want exit %d", c.name, err, 128+int(c.sig))
+		}
+		want := "showcase-trials: stopped by " + c.name + ": " + out + " keeps the 1 trial(s) that ran, scored in report.md (1 cut short by the stop, recorded as interrupted); 2 never started"
+		if len(lines) == 0 || lines[len(lines)-1] != want {
+			t.Errorf("%s: its last lines:\n%s\nwant last:\n%s", c.name, strings.Join(lines[max(0, len(lines)-3):], "\n"), want)
+		}
+		if all := strings.Join(lines, "\n"); strings.Contains(all, "context canceled") {
+			t.Errorf("%s: it says context canceled:\n%s", c.name, all)
+		}
+		if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+			t.Errorf("%s: no report of the trial that ran: %v", c.name, err)
+		}
 	}
 }
