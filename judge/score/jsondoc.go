@@ -17,13 +17,16 @@ type jsonDoc struct {
 	dec  *json.Decoder
 }
 
-// openJSONDoc reads r, whose findings are elements of arrays inside open
-// objects (newJSONCloser).
-func openJSONDoc(name string, r io.Reader, open int, what string) *jsonDoc {
+// openJSONDoc reads r, a JSON object whose findings are elements of
+// arrays inside open objects (newJSONCloser), up to its opening brace.
+func openJSONDoc(name string, r io.Reader, open int, what string) (*jsonDoc, error) {
 	d := &jsonDoc{name: name, what: what, cl: newJSONCloser(r, open)}
 	d.lc = &lineCounter{r: d.cl}
 	d.dec = json.NewDecoder(d.lc)
-	return d
+	if err := expectDelim(d.dec, '{'); err != nil {
+		return d, d.fail(err)
+	}
+	return d, nil
 }
 
 // fail is a decoding error, at its line.
@@ -43,4 +46,48 @@ func (d *jsonDoc) end() error {
 		return d.refuse(d.lc.lineAt(d.dec.InputOffset()), "%s: more after the document", d.what)
 	}
 	return nil
+}
+
+var errNotDelim = fmt.Errorf("not the expected delimiter")
+
+// expectDelim reads the next token, which must be the delimiter d.
+func expectDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != d {
+		return errNotDelim
+	}
+	return nil
+}
+
+// objectKey reads an object's next key.
+func objectKey(dec *json.Decoder) (string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	key, _ := tok.(string)
+	return key, nil
+}
+
+// skipValue reads past the next value without keeping it.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }

@@ -30,14 +30,14 @@ import (
 // last whole value and read for what it holds, marked truncated.
 func readSARIF(name string, r io.Reader) (Report, error) {
 	rep := Report{Format: "sarif", Tool: "SARIF"}
-	doc := openJSONDoc(name, r, 1, "not SARIF")
+	doc, err := openJSONDoc(name, r, 1, "not SARIF")
+	if err != nil {
+		return rep, err
+	}
 	cl, lc, dec := doc.cl, doc.lc, doc.dec
 	fail := func(err error) (Report, error) { return rep, doc.fail(err) }
 	refuse := func(line int, format string, args ...any) (Report, error) {
 		return rep, doc.refuse(line, format, args...)
-	}
-	if err := expectDelim(dec, '{'); err != nil {
-		return fail(err)
 	}
 	version, runs := "", -1
 	for dec.More() {
@@ -348,48 +348,4 @@ func taxaCWE(refs []*sarif.ReportingDescriptorReference) int {
 		}
 	}
 	return 0
-}
-
-var errNotDelim = fmt.Errorf("not the expected delimiter")
-
-// expectDelim reads the next token, which must be the delimiter d.
-func expectDelim(dec *json.Decoder, d json.Delim) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok != d {
-		return errNotDelim
-	}
-	return nil
-}
-
-// objectKey reads an object's next key.
-func objectKey(dec *json.Decoder) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	key, _ := tok.(string)
-	return key, nil
-}
-
-// skipValue reads past the next value without keeping it.
-func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
 }

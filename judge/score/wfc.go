@@ -30,14 +30,14 @@ import (
 // fault and read for what it holds, marked truncated.
 func readWFC(name string, r io.Reader) (Report, error) {
 	rep := Report{Format: "wfc", Tool: "a WFC tool"}
-	doc := openJSONDoc(name, r, 1, "not a WFC report")
+	doc, err := openJSONDoc(name, r, 1, "not a WFC report")
+	if err != nil {
+		return rep, err
+	}
 	cl, lc, dec := doc.cl, doc.lc, doc.dec
 	fail := func(err error) (Report, error) { return rep, doc.fail(err) }
 	refuse := func(line int, format string, args ...any) (Report, error) {
 		return rep, doc.refuse(line, format, args...)
-	}
-	if err := expectDelim(dec, '{'); err != nil {
-		return fail(err)
 	}
 	var toolName, toolVersion string
 	version, versionLine := "", 1
