@@ -346,16 +346,24 @@ func kubeExposure(t *testing.T, node kubeNode, active catalogue.Set, replicated 
 // the rest of the test.
 func forwardAdmin(t *testing.T, pod string) string {
 	t.Helper()
-	port := freePort(t)
-	cmd := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), "--kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-n", "showcase",
-		"port-forward", "--address", "127.0.0.1", "pod/"+pod, port+":9090")
+	return portForward(t, "showcase", "pod/"+pod, "9090", "/healthz")
+}
+
+// portForward forwards a free loopback port to target's port (kubectl
+// port-forward, in namespace ns) for the rest of the test, and returns its
+// base URL once GET path answers 200 through it.
+func portForward(t *testing.T, ns, target, port, path string) string {
+	t.Helper()
+	local := freePort(t)
+	cmd := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), "--kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-n", ns,
+		"port-forward", "--address", "127.0.0.1", target, local+":"+port)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	admin := "http://127.0.0.1:" + port
-	waitStatus(t, &http.Client{Timeout: 5 * time.Second}, admin+"/healthz", 200, 30*time.Second)
-	return admin
+	base := "http://127.0.0.1:" + local
+	waitStatus(t, &http.Client{Timeout: 5 * time.Second}, base+path, 200, 30*time.Second)
+	return base
 }
 
 // probeResult is what e2e/netprobe prints.

@@ -298,25 +298,7 @@ func checkChartOnNode(t *testing.T, reg, regRoot, tag string, digests map[string
 		}
 	}
 
-	port := freePort(t)
-	pf := exec.Command(filepath.Join(kubeBinDir(), "kubectl"), "--kubeconfig", kubeNodeRoot+"/admin.kubeconfig", "-n", ns, "port-forward", "--address", "127.0.0.1", "svc/"+rel+"-gateway", port+":8080")
-	if err := pf.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = pf.Process.Kill(); _ = pf.Wait() }()
-	base := "http://127.0.0.1:" + port
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(base + "/openapi.yaml")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the chart's Service, forwarded: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	base := portForward(t, ns, "svc/"+rel+"-gateway", "8080", "/openapi.yaml")
 	t.Run("suite", func(t *testing.T) { suite.RunFor(t, base, &http.Client{Timeout: time.Minute}, catalogue.All()) })
 
 	// The test Pod (showcase-replay -check: it exits non-zero unless every
