@@ -257,15 +257,21 @@ func checkCluster(t *testing.T, o objects) {
 			}
 			// Safe by default: the admin port (the ground truth, the
 			// exposure reset) is scraped from the pods and reached by
-			// port-forward, never offered by a Service.
-			if p.TargetPort.String() == "admin" || fmt.Sprint(p.Port) == fmt.Sprint(port(binaries[target.Name].admin)) {
+			// port-forward, never offered by a Service. The one
+			// exception only names the gateway's replicas for each other
+			// (gateway-peers, PEERS): headless, no virtual IP; the
+			// NetworkPolicy below decides who reaches it.
+			peers := s.Spec.ClusterIP == corev1.ClusterIPNone && target.Name == "gateway" && name == "gateway-peers"
+			if (p.TargetPort.String() == "admin" || fmt.Sprint(p.Port) == fmt.Sprint(port(binaries[target.Name].admin))) && !peers {
 				t.Errorf("Service %s offers the admin port %d", name, p.Port)
 			}
 		}
 	}
 	// NetworkPolicies select real pods; a service's API port admits the
 	// gateway only, the gateway's anyone; every admin port admits only
-	// Pods labelled as Prometheus (in any namespace), never the gateway.
+	// Pods labelled as Prometheus (in any namespace), and the gateway's
+	// its own replicas of its namespace (a deployment's counts), never
+	// anything else.
 	prometheus := labels.Set{"app.kubernetes.io/name": "prometheus"}
 	for name, np := range o.policies {
 		sel, _ := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
@@ -310,8 +316,11 @@ func checkCluster(t *testing.T, o objects) {
 					}
 					for _, peer := range rule.From {
 						ps, _ := metav1.LabelSelectorAsSelector(peer.PodSelector)
-						if peer.PodSelector == nil || !ps.Matches(prometheus) || ps.Matches(podLabels["gateway"]) || peer.IPBlock != nil {
-							t.Errorf("NetworkPolicy %s: the admin port admits more than Prometheus", name)
+						prom := peer.PodSelector != nil && ps.Matches(prometheus) && !ps.Matches(podLabels["gateway"]) && peer.IPBlock == nil
+						replicas := target.Name == "gateway" && peer.PodSelector != nil && ps.Matches(podLabels["gateway"]) && !ps.Matches(prometheus) &&
+							peer.NamespaceSelector == nil && peer.IPBlock == nil
+						if !prom && !replicas {
+							t.Errorf("NetworkPolicy %s: the admin port admits more than Prometheus and the gateway's replicas", name)
 						}
 					}
 					adminOpen = true
@@ -367,7 +376,7 @@ func TestKubernetesBase(t *testing.T) {
 func TestKubernetesEmbeddedOverlay(t *testing.T) {
 	t.Parallel()
 	o := build(t, "../deploy/k8s/overlays/embedded")
-	if len(o.deployments) != 1 || o.deployments["gateway"] == nil || len(o.policies) != 1 || o.policies["gateway"] == nil || len(o.services) != 1 {
+	if len(o.deployments) != 1 || o.deployments["gateway"] == nil || len(o.policies) != 1 || o.policies["gateway"] == nil || len(o.services) != 2 || o.services["gateway-peers"] == nil {
 		t.Fatalf("want the gateway alone, with its own NetworkPolicy; got deployments %v, services %v, policies %v", keys(o.deployments), keys(o.services), keys(o.policies))
 	}
 	for _, e := range o.deployments["gateway"].Spec.Template.Spec.Containers[0].Env {

@@ -887,6 +887,13 @@ lose() {
 	done
 	[ -z "$pids" ] || die "$name: processes left after SIGKILL: $pids"
 	! anchored "$anchor" || kill -KILL "$anchor"
+	# SIGKILL is delivered, not waited for: the anchor is gone once its
+	# namespaces' last process has been torn down.
+	for ((i = 0; i < 100; i++)); do
+		anchored "$anchor" || break
+		sleep 0.1
+	done
+	! anchored "$anchor" || die "$name: its anchor $anchor still runs 10 s after SIGKILL"
 	say "lost $name: its link down, its processes killed; the control plane will find it NotReady"
 }
 
