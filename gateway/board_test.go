@@ -40,6 +40,16 @@ func startInstance(t testing.TB, split bool) instance {
 			env[c.Upstream] = sp.upstreams[c.Name].URL
 		}
 	}
+	built, admin := buildWithAdmin(t, env)
+	in := instance{api: httptest.NewServer(built.Handler), admin: httptest.NewServer(admin), built: built}
+	t.Cleanup(func() { in.api.Close(); in.admin.Close(); _ = built.Close() })
+	return in
+}
+
+// buildWithAdmin builds the gateway program with env and the admin
+// listener's handler that serves it, as a process does.
+func buildWithAdmin(t testing.TB, env map[string]string) (server.Built, *server.Admin) {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, &observe.Telemetry{Registry: reg, Writer: io.Discard})
 	if err != nil {
@@ -49,9 +59,7 @@ func startInstance(t testing.TB, split bool) instance {
 	for p, h := range built.Admin {
 		admin.Handle(p, h)
 	}
-	in := instance{api: httptest.NewServer(built.Handler), admin: httptest.NewServer(admin), built: built}
-	t.Cleanup(func() { in.api.Close(); in.admin.Close(); _ = built.Close() })
-	return in
+	return built, admin
 }
 
 // events reads a board's stream: each event's name and data, as it comes.

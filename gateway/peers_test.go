@@ -12,13 +12,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/gateway/board"
-	"github.com/defectshowcase/showcase/platform/observe"
 	"github.com/defectshowcase/showcase/platform/server"
 	"github.com/defectshowcase/showcase/suite"
 )
@@ -53,16 +50,7 @@ func startReplicas(t *testing.T, n int) []replica {
 				t.Skipf("a second loopback address: %v", err)
 			}
 		}
-		env := map[string]string{"PEERS": "replicas.test:" + port}
-		reg := prometheus.NewRegistry()
-		built, err := server.Build(gateway.Program(), func(k string) string { return env[k] }, &observe.Telemetry{Registry: reg, Writer: io.Discard})
-		if err != nil {
-			t.Fatal(err)
-		}
-		admin := server.NewAdmin(reg, built.Ready, observe.Discard().Service("t").Logger, false)
-		for p, h := range built.Admin {
-			admin.Handle(p, h)
-		}
+		built, admin := buildWithAdmin(t, map[string]string{"PEERS": "replicas.test:" + port})
 		srv := httptest.NewUnstartedServer(admin)
 		srv.Listener.Close()
 		srv.Listener = ln

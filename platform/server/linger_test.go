@@ -17,22 +17,13 @@ import (
 // answerBeforeBody about a third of them did here.
 func TestAnswerBeforeBodyReachesTheClient(t *testing.T) {
 	t.Parallel()
-	early := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(early, slog.New(slog.NewTextHandler(io.Discard, nil)), DefaultLimits)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	addr := serveEarly413(t)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	body := strings.Repeat("1", 1<<20+1)
 	const n = 100
 	failed := 0
 	for range n {
-		res, err := client.Post("http://"+ln.Addr().String()+"/", "application/json", strings.NewReader(body))
+		res, err := client.Post("http://"+addr+"/", "application/json", strings.NewReader(body))
 		if err != nil {
 			failed++
 			continue
@@ -52,17 +43,8 @@ func TestAnswerBeforeBodyReachesTheClient(t *testing.T) {
 // second answerBeforeBody waits, not at the read timeout.
 func TestAnswerBeforeBodyHoldsNoStalledClient(t *testing.T) {
 	t.Parallel()
-	early := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusRequestEntityTooLarge)
-	})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := New(early, slog.New(slog.NewTextHandler(io.Discard, nil)), DefaultLimits)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	conn, err := net.Dial("tcp", ln.Addr().String())
+	addr := serveEarly413(t)
+	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,4 +63,21 @@ func TestAnswerBeforeBodyHoldsNoStalledClient(t *testing.T) {
 	} else {
 		t.Logf("closed %v after the request", took.Round(time.Millisecond))
 	}
+}
+
+// serveEarly413 serves, with New, a handler that answers 413 without
+// reading the body, and returns its address.
+func serveEarly413(t *testing.T) string {
+	t.Helper()
+	early := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusRequestEntityTooLarge)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(early, slog.New(slog.NewTextHandler(io.Discard, nil)), DefaultLimits)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return ln.Addr().String()
 }
