@@ -181,6 +181,16 @@ anchor_pid() { cat "$NODE_ROOT/pids/node" 2>/dev/null || true; }
 lan_pid() { cat "$ROOT/pids/lan" 2>/dev/null || true; }
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 anchored() { [ "$(readlink "/proc/${1:-$(anchor_pid)}/exe" 2>/dev/null)" = "$ROOT/bin/pause" ]; }
+# exited PID: the process is gone, a zombie, or another program. Not the
+# same as ! anchored: a killed process lets go of its executable (its
+# memory) before it lets go of its namespaces, and only then is a zombie.
+exited() {
+	local stat comm
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	case ${stat##*) } in Z* | X*) return 0 ;; esac
+	comm=${stat#*(}
+	[ "${comm%%)*}" != pause ]
+}
 is_up() { alive "$(anchor_pid)" && [ -f "$ROOT/up" ]; }
 in_node() { nsenter -t "$(anchor_pid)" -n -m -- "$@"; }
 in_lan() { nsenter -t "$(lan_pid)" -n -- "$@"; }
@@ -887,13 +897,13 @@ lose() {
 	done
 	[ -z "$pids" ] || die "$name: processes left after SIGKILL: $pids"
 	! anchored "$anchor" || kill -KILL "$anchor"
-	# SIGKILL is delivered, not waited for: the anchor is gone once its
-	# namespaces' last process has been torn down.
+	# SIGKILL is delivered, not waited for: the anchor has exited once its
+	# namespaces have been let go, which is after its executable.
 	for ((i = 0; i < 100; i++)); do
-		anchored "$anchor" || break
+		! exited "$anchor" || break
 		sleep 0.1
 	done
-	! anchored "$anchor" || die "$name: its anchor $anchor still runs 10 s after SIGKILL"
+	exited "$anchor" || die "$name: its anchor $anchor still runs 10 s after SIGKILL"
 	say "lost $name: its link down, its processes killed; the control plane will find it NotReady"
 }
 
