@@ -79,6 +79,7 @@ func mergeReached(into, r *Reached) {
 		into.First = r.First
 	}
 	into.Count += r.Count
+	into.NoAnswer += r.NoAnswer
 	into.OtherMethods += r.OtherMethods
 	for c, n := range r.ByStatus {
 		into.ByStatus[c] += n

@@ -6,8 +6,10 @@ import "time"
 // grows whenever either changes, so a scorer can tell which catalogue a
 // report is to be judged against. Version 3 added each operation's
 // reached counts and the index of each first request; version 2 is the
-// same without them.
-const Version = 3
+// same without them. Version 4 added the requests of each operation that
+// got no answer (Reached.NoAnswer: before it, they were counted as 4xx),
+// and each defect's WFC and OWASP codes, which came under version 3.
+const Version = 4
 
 // Truth is the ground truth of one instance: every planted defect, where it
 // is, how it shows, what detects it, and whether this instance has it
@@ -69,11 +71,16 @@ type TruthEntry struct {
 // nothing to trigger from one that never got there.
 type Reached struct {
 	Count uint64 `json:"count"` // requests with the operation's method
-	// ByStatus splits Count by status class: "2xx", "3xx", "4xx", "5xx".
-	ByStatus     map[string]uint64 `json:"by_status"`
-	OtherMethods uint64            `json:"other_methods"`
-	First        *time.Time        `json:"first"`         // the first request with its method; null while Count is 0
-	FirstRequest *uint64           `json:"first_request"` // its index among the instance's requests; null while Count is 0
+	// ByStatus splits the requests of Count that were answered by status
+	// class: "2xx", "3xx", "4xx", "5xx".
+	ByStatus map[string]uint64 `json:"by_status"`
+	// NoAnswer is the rest of Count: requests the client gave up on before
+	// their answer (it left, or its deadline passed). They reached the
+	// operation; no status was received.
+	NoAnswer     uint64     `json:"no_answer"`
+	OtherMethods uint64     `json:"other_methods"`
+	First        *time.Time `json:"first"`         // the first request with its method; null while Count is 0
+	FirstRequest *uint64    `json:"first_request"` // its index among the instance's requests; null while Count is 0
 }
 
 // StatusClasses are the keys of Reached.ByStatus, every one always present.

@@ -40,7 +40,9 @@ type opCoverage struct {
 	reqTypes []atomic.Uint64
 	reqOther typeCounts
 	// statuses[c] counts answers with status c (net/http allows 100 to 999).
-	statuses  [1000]atomic.Uint64
+	statuses [1000]atomic.Uint64
+	// noAnswer counts requests the client gave up on before their answer.
+	noAnswer  atomic.Uint64
 	respTypes []atomic.Uint64
 	respOther typeCounts
 	props     [][]atomic.Uint64 // by documented response, by declared property
@@ -143,6 +145,7 @@ func (l *coverageLog) reset(at time.Time) {
 		for i := range o.statuses {
 			o.statuses[i].Store(0)
 		}
+		o.noAnswer.Store(0)
 		for i := range o.respTypes {
 			o.respTypes[i].Store(0)
 		}
@@ -247,13 +250,9 @@ func (l *coverageLog) start(op *opCoverage, r *http.Request) *covRequest {
 	return cr
 }
 
-// answered counts the request's side and the status, at the answer's
-// first status, before the client can read it: by then the handler has
-// read the body it was going to read. It keeps the answer's body when it is
-// JSON and its documented response declares properties. first is the first
-// body written, when the status is net/http's implicit 200: without a
-// Content-Type, net/http sniffs the type from it.
-func (cr *covRequest) answered(code int, header http.Header, first []byte) {
+// sent counts the request's side: what the client sent reached the
+// operation, answered or not.
+func (cr *covRequest) sent() {
 	o, r := cr.op, cr.r
 	for i, p := range o.op.Parameters {
 		if p.In == "body" {
@@ -279,6 +278,24 @@ func (cr *covRequest) answered(code int, header http.Header, first []byte) {
 		}
 		cr.req = nil
 	}
+}
+
+// unanswered counts a request the client gave up on before its answer: its
+// side, and no status.
+func (cr *covRequest) unanswered() {
+	cr.sent()
+	cr.op.noAnswer.Add(1)
+}
+
+// answered counts the request's side and the status, at the answer's
+// first status, before the client can read it: by then the handler has
+// read the body it was going to read. It keeps the answer's body when it is
+// JSON and its documented response declares properties. first is the first
+// body written, when the status is net/http's implicit 200: without a
+// Content-Type, net/http sniffs the type from it.
+func (cr *covRequest) answered(code int, header http.Header, first []byte) {
+	cr.sent()
+	o := cr.op
 	if code < 100 || code > 999 {
 		code = 999
 	}
@@ -447,6 +464,8 @@ func (l *coverageLog) report(requests uint64) *coverage.Report {
 			oc.Statuses = append(oc.Statuses, s)
 			classes[string(rune('0'+code/100))+"XX"] += n
 		}
+		oc.NoAnswer = o.noAnswer.Load()
+		oc.Requests += oc.NoAnswer
 		for i, r := range o.op.Responses {
 			ra := coverage.ResponseAnswered{Status: r.Status, Answered: answered[i], Properties: []coverage.PropertyCarried{}}
 			for j, name := range r.Properties {

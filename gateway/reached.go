@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"context"
 	"net/http"
 	"sync/atomic"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/platform/observe"
 )
 
 // reachLog counts the requests each operation of the contract received, as
@@ -23,9 +25,12 @@ type reachOp struct {
 	// status[c] counts requests with the operation's method answered
 	// with status class c+2 (2xx…5xx); other, those with another method.
 	status [4]atomic.Uint64
-	other  atomic.Uint64
-	first  atomic.Int64  // Unix nanoseconds of the first request with its method; 0 while none
-	index  atomic.Uint64 // the lowest index of a request with its method; 0 while none
+	// noAnswer counts requests with its method the client gave up on
+	// before their status was written.
+	noAnswer atomic.Uint64
+	other    atomic.Uint64
+	first    atomic.Int64  // Unix nanoseconds of the first request with its method; 0 while none
+	index    atomic.Uint64 // the lowest index of a request with its method; 0 while none
 }
 
 func newReachLog() *reachLog {
@@ -48,7 +53,7 @@ func (l *reachLog) writer(w http.ResponseWriter, r *http.Request, n uint64) (htt
 	if op == nil || r.URL.RawPath != "" {
 		return w, nil
 	}
-	rw := &reachWriter{ResponseWriter: w, op: op, own: r.Method == op.method, index: n}
+	rw := &reachWriter{ResponseWriter: w, ctx: r.Context(), op: op, own: r.Method == op.method, index: n}
 	return rw, rw
 }
 
@@ -58,6 +63,7 @@ func (l *reachLog) reset() {
 		for i := range op.status {
 			op.status[i].Store(0)
 		}
+		op.noAnswer.Store(0)
 		op.other.Store(0)
 		op.first.Store(0)
 		op.index.Store(0)
@@ -82,6 +88,8 @@ func (l *reachLog) otherMethods() uint64 {
 func (l *reachLog) snapshot(path string) *catalogue.Reached {
 	op := l.byPath[path]
 	r := &catalogue.Reached{ByStatus: make(map[string]uint64, len(catalogue.StatusClasses)), OtherMethods: op.other.Load()}
+	r.NoAnswer = op.noAnswer.Load()
+	r.Count = r.NoAnswer
 	for c, name := range catalogue.StatusClasses {
 		n := op.status[c].Load()
 		r.ByStatus[name] = n
@@ -102,6 +110,7 @@ func (l *reachLog) snapshot(path string) *catalogue.Reached {
 // 200, still before the client reads it).
 type reachWriter struct {
 	http.ResponseWriter
+	ctx     context.Context // the request's: done once its client has gone
 	op      *reachOp
 	own     bool   // the request has the operation's method
 	index   uint64 // the request's index among the instance's
@@ -110,7 +119,10 @@ type reachWriter struct {
 }
 
 // count counts the request at its first status; first is the body written
-// with an implicit 200, if any.
+// with an implicit 200, if any. A status written once the client has gone
+// (the services write 499 then, nginx's "client closed request") reached
+// no one: the request is counted as reaching the operation with no answer,
+// under no status.
 func (w *reachWriter) count(code int, first []byte) {
 	if w.counted {
 		return
@@ -120,14 +132,21 @@ func (w *reachWriter) count(code int, first []byte) {
 		w.op.other.Add(1)
 		return
 	}
-	if w.cov != nil {
-		w.cov.answered(code, w.Header(), first)
+	if code == observe.StatusClientClosedRequest || w.ctx.Err() != nil {
+		if w.cov != nil {
+			w.cov.unanswered()
+		}
+		w.op.noAnswer.Add(1)
+	} else {
+		if w.cov != nil {
+			w.cov.answered(code, w.Header(), first)
+		}
+		c := code/100 - 2
+		if c < 0 || c > 3 { // not a final status a server sends; counted with the 5xx
+			c = 3
+		}
+		w.op.status[c].Add(1)
 	}
-	c := code/100 - 2
-	if c < 0 || c > 3 { // not a final status a server sends; counted with the 5xx
-		c = 3
-	}
-	w.op.status[c].Add(1)
 	if w.op.first.Load() == 0 {
 		w.op.first.CompareAndSwap(0, time.Now().UnixNano())
 	}

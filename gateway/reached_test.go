@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/catalogue/coverage"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/platform/server"
 	"github.com/defectshowcase/showcase/suite"
@@ -164,6 +166,73 @@ func TestFirstRequestIndexes(t *testing.T) {
 						t.Errorf("round %d: %s triggered first by request %v, want %d", round, d.ID, x, want)
 					}
 				}
+			}
+		})
+	}
+}
+
+// A request its client gave up on before the answer (here: a timeout
+// shorter than PERF-01's held second) reached its operation with no
+// answer: counted in the operation's requests and in no_answer, under no
+// status class, no status and no response in the API coverage, while what
+// it sent counts. One process and split alike.
+func TestGivenUpOnIsNoAnswer(t *testing.T) {
+	t.Parallel()
+	e := catalogue.EndpointOf(catalogue.PERF01)
+	for _, mode := range []string{"one process", "split"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			built, ts := startMode(t, mode)
+			impatient := &http.Client{Timeout: 200 * time.Millisecond}
+			if res, err := impatient.Get(ts.URL + e.Path + "?limit=5000"); err == nil {
+				res.Body.Close()
+				t.Fatalf("the held answer came within 200 ms: %d", res.StatusCode)
+			}
+			var r *catalogue.Reached
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				for _, d := range truthOf(t, built).Defects {
+					if d.ID == catalogue.PERF01 {
+						r = d.Reached
+					}
+				}
+				if r != nil && r.Count > 0 || time.Now().After(deadline) {
+					break
+				}
+			}
+			if r == nil || r.Count != 1 || r.NoAnswer != 1 || r.FirstRequest == nil || r.First == nil {
+				t.Fatalf("reached after a request given up on: %+v, want count 1, no_answer 1, a first request", r)
+			}
+			for class, n := range r.ByStatus {
+				if n != 0 {
+					t.Errorf("by_status[%s] = %d, want 0: no status reached the client", class, n)
+				}
+			}
+			var op *coverage.OperationCovered
+			rep := coverageOf(t, built)
+			for i := range rep.Operations {
+				if rep.Operations[i].Path == e.Path {
+					op = &rep.Operations[i]
+				}
+			}
+			if op.Requests != 1 || op.NoAnswer != 1 || len(op.Statuses) != 0 {
+				t.Errorf("coverage of %s: requests %d, no_answer %d, statuses %+v; want 1, 1, none", e.Path, op.Requests, op.NoAnswer, op.Statuses)
+			}
+			for _, c := range op.StatusClasses {
+				if c.Answered != 0 {
+					t.Errorf("class %s answered %d, want 0", c.Class, c.Answered)
+				}
+			}
+			for _, p := range op.Parameters {
+				if p.Name == "limit" && p.Sent != 1 {
+					t.Errorf("limit sent %d, want 1: what the client sent reached the operation", p.Sent)
+				}
+			}
+			var sum strings.Builder
+			if err := rep.Summary(&sum); err != nil {
+				t.Fatal(err)
+			}
+			if want := "GET " + e.Path + ": 1 of 1"; !strings.Contains(sum.String(), want) || strings.Contains(sum.String(), "status 499") {
+				t.Errorf("the summary does not name the request given up on (%q), or lists a 499:\n%s", want, sum.String())
 			}
 		})
 	}

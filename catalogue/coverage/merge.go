@@ -50,6 +50,7 @@ func Merge(reps ...*Report) (*Report, error) {
 // mergeOperation adds o's counts to into's.
 func mergeOperation(into, o *OperationCovered) error {
 	into.Requests += o.Requests
+	into.NoAnswer += o.NoAnswer
 	var err error
 	into.Parameters, err = mergeBy(into.Parameters, o.Parameters, false,
 		func(p ParameterSent) string { return p.In + " " + p.Name },

@@ -41,8 +41,10 @@ const MaxTCL = 6
 // 5XX is counted under the status codes, not as a class.
 var Classes = []string{"2XX", "4XX"}
 
-// Version is the version of the report's format.
-const Version = 1
+// Version is the version of the report's format. Version 2 added each
+// operation's no_answer: before it, a request the client gave up on was
+// listed under status 499.
+const Version = 2
 
 // Report is an instance's API coverage since Since: what its requests
 // covered of each operation of the contract it serves, the criteria's
@@ -92,7 +94,13 @@ type OperationCovered struct {
 	Method      string `json:"method"`
 	Path        string `json:"path"`
 	OperationID string `json:"operation_id,omitempty"`
-	Requests    uint64 `json:"requests"`
+	// Requests is every request with its method: answered, or given up on.
+	Requests uint64 `json:"requests"`
+	// NoAnswer is how many of them the client gave up on (it left, or its
+	// deadline passed) before their answer: they reached the operation and
+	// count for what they sent, never for a status, class, media type or
+	// property of an answer.
+	NoAnswer uint64 `json:"no_answer"`
 	// Parameters are the declared parameters and body properties, each
 	// with how many requests sent it and, for an enum or boolean, each of
 	// its values.
@@ -279,9 +287,12 @@ func (r *Report) Summary(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	var undocumented, never []string
+	var undocumented, never, unanswered []string
 	for _, o := range r.Operations {
 		op := o.Method + " " + o.Path
+		if o.NoAnswer > 0 {
+			unanswered = append(unanswered, fmt.Sprintf("%s: %d of %d", op, o.NoAnswer, o.Requests))
+		}
 		for _, s := range o.Statuses {
 			if s.Response == "" {
 				undocumented = append(undocumented, fmt.Sprintf("%s: status %d (%d)", op, s.Status, s.Answered))
@@ -343,6 +354,7 @@ func (r *Report) Summary(w io.Writer) error {
 	}
 	section("Answered or sent, but not documented:", undocumented)
 	section("Not covered:", never)
+	section("Given up on by the client before an answer (reached, no status):", unanswered)
 	fmt.Fprintf(&b, "\nOutside the contract: %d requests to undeclared paths, %d with an undeclared method\n", r.Undeclared.Paths, r.Undeclared.Methods)
 	_, err := io.WriteString(w, b.String())
 	return err

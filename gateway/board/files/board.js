@@ -90,6 +90,7 @@ function render(s) {
     const bs = r.by_status || {};
     tile.querySelector(".counts").textContent = r.count + (r.count === 1 ? " request: " : " requests: ") +
       ["2xx", "3xx", "4xx", "5xx"].map((k) => (bs[k] || 0) + " " + k).join(", ") +
+      (r.no_answer ? ", " + r.no_answer + " given up on before an answer" : "") +
       (r.other_methods ? "; " + r.other_methods + " with another method" : "");
     const when = [];
     if (r.first) when.push("first reached +" + seconds(t.exposure_since, r.first) + (r.first_request ? ", request #" + r.first_request : ""));
