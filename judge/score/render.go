@@ -106,7 +106,11 @@ func (sc Scorecard) Notes() []string {
 		for i, id := range sc.Contradicted {
 			ids[i] = string(id)
 		}
-		notes = append(notes, fmt.Sprintf("The exposure contradicts the report: it names %s, which the instance never saw triggered. The report and the exposure are from different runs.", strings.Join(ids, ", ")))
+		if sc.OneRun == "" {
+			notes = append(notes, fmt.Sprintf("The exposure contradicts the report: it names %s, which the instance never saw triggered. The report and the exposure are from different runs.", strings.Join(ids, ", ")))
+		} else {
+			notes = append(notes, fmt.Sprintf("%d spurious finding(s): the report names %s, which the instance never triggered in the run that wrote the report (%s). Every trigger is a function of the request, so no request of that run could have shown the defect: a false positive the ground truth proves (a slow answer on a busy machine, say), not a detection.", sc.Spurious, strings.Join(ids, ", "), sc.OneRun))
+		}
 	}
 	return notes
 }
@@ -270,6 +274,7 @@ func esc(s string) string {
 var verdictColour = map[string]string{
 	"reported":                  "#1f77b4",
 	"reported, never triggered": "#1f77b4",
+	"spurious, never triggered": "#9e9ac8",
 	"missed, triggered":         "#ff7f0e",
 	"missed, reached":           "#d6604d",
 	"missed, not triggered":     "#b2182b",

@@ -19,6 +19,16 @@ type Instance struct {
 	// its method; nil: not counted (no exposure given, or a ground truth
 	// of version 2).
 	Reached map[catalogue.ID]uint64
+	// Since is when the instance began its counts (exposure_since); nil
+	// without exposure.
+	Since *time.Time
+	// OneRun, when not empty, says why the report and the exposure come
+	// from one run (a trial; an instance read right after the tool wrote
+	// the report): a finding of a defect the instance never triggered is
+	// then spurious, a false positive the ground truth proves, not a
+	// detection. Empty: they may come from different runs, and such a
+	// finding only contradicts the exposure.
+	OneRun string
 }
 
 // Reach is how much of the contract a run's requests reached, by the
@@ -75,9 +85,15 @@ type Scorecard struct {
 	BaselineReached       *Reach `json:"baseline_reached,omitempty"`
 	BaselineTestedNothing bool   `json:"baseline_tested_nothing,omitempty"`
 	// Contradicted are the defects the report names that the instance's
-	// exposure says were never triggered: the report and the exposure are
-	// then from different runs, and the scorecard says so.
+	// exposure says were never triggered. With the report and the exposure
+	// from one run (OneRun says why) their findings are spurious; else the
+	// two are from different runs, and the scorecard says so.
 	Contradicted []catalogue.ID `json:"contradicted"`
+	OneRun       string         `json:"one_run,omitempty"`
+	// Spurious counts the findings of a planted defect's class on its
+	// operation that the instance proves false: it never triggered the
+	// defect in the run that wrote the report (OneRun only).
+	Spurious int `json:"spurious"`
 
 	Defects []DefectScore `json:"defects"`
 	// Unplanted are findings that match no active planted defect.
@@ -102,7 +118,8 @@ type DefectScore struct {
 	Operation Operation    `json:"operation"`
 	Title     string       `json:"title"`
 	Active    bool         `json:"active"`
-	// Reported: a finding of one of its classes on its operation.
+	// Reported: a finding of one of its classes on its operation, not
+	// spurious.
 	Reported bool `json:"reported"`
 	// Exposed: the tool's traffic triggered it (null when the instance's
 	// exposure was not given); Triggered is how often. Reached: how many
@@ -110,9 +127,12 @@ type DefectScore struct {
 	// instance did not count them).
 	Exposed *bool   `json:"exposed"`
 	Reached *uint64 `json:"reached"`
-	// Contradicted: reported, but the exposure says never triggered.
-	Contradicted bool    `json:"contradicted,omitempty"`
-	Triggered    *uint64 `json:"triggered,omitempty"`
+	// Contradicted: named by a finding of its class, but the exposure
+	// says never triggered. Spurious holds those findings when the report
+	// and the exposure are from one run: none of them is a detection.
+	Contradicted bool      `json:"contradicted,omitempty"`
+	Spurious     []Finding `json:"spurious,omitempty"`
+	Triggered    *uint64   `json:"triggered,omitempty"`
 	// Findings are those that report it; Faces the further ones that are
 	// the same defect seen from another side.
 	Findings []Finding `json:"findings"`
@@ -129,6 +149,8 @@ func (d DefectScore) Verdict() string {
 		return "off"
 	case d.Reported && d.Contradicted:
 		return "reported, never triggered"
+	case len(d.Spurious) > 0:
+		return "spurious, never triggered"
 	case d.Reported:
 		return "reported"
 	case d.Exposed == nil:
@@ -145,7 +167,7 @@ func (d DefectScore) Verdict() string {
 }
 
 // Verdicts are the words Verdict says, in order from best to worst.
-var Verdicts = []string{"reported", "reported, never triggered", "missed, triggered", "missed, reached", "missed, not triggered", "missed, never reached", "missed", "off"}
+var Verdicts = []string{"reported", "reported, never triggered", "spurious, never triggered", "missed, triggered", "missed, reached", "missed, not triggered", "missed, never reached", "missed", "off"}
 
 // CategoryScore is a category's rates, OWASP Benchmark's way: the true
 // positive rate over the active defects, the false positive rate over the
@@ -224,10 +246,16 @@ func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instanc
 			sc.Unplanted = append(sc.Unplanted, f)
 		}
 	}
+	sc.OneRun = inst.OneRun
 	for i := range sc.Defects {
 		if d := &sc.Defects[i]; d.Reported && d.Exposed != nil && !*d.Exposed {
 			d.Contradicted = true
 			sc.Contradicted = append(sc.Contradicted, d.ID)
+			if inst.OneRun != "" {
+				d.Spurious, d.Findings = d.Findings, []Finding{}
+				d.Reported, d.DetectedAt = false, nil
+				sc.Spurious += len(d.Spurious)
+			}
 		}
 	}
 	falseAlarm := map[Operation]bool{}
@@ -331,6 +359,7 @@ func ParseExposure(name string, data []byte) (Instance, error) {
 	if t.ExposureSince == nil {
 		return inst, nil // a file without an instance behind it
 	}
+	inst.Since = t.ExposureSince
 	inst.Exposure = map[catalogue.ID]uint64{}
 	if t.Version >= 3 {
 		inst.Reached = map[catalogue.ID]uint64{}

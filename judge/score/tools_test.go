@@ -414,3 +414,39 @@ func TestFindingTimes(t *testing.T) {
 		t.Errorf("a time that is not one: %v", err)
 	}
 }
+
+// The same report and exposure, known to come from one run: the finding
+// of a defect the instance never triggered is spurious, not a detection.
+// It keeps its contradicted flag; it leaves the reported count and the
+// rate; every format names it spurious and says why.
+func TestSpuriousInOneRun(t *testing.T) {
+	t.Parallel()
+	rep := read(t, samples+"/apifuzzer-0.9.13/defects-all", "junit.xml.gz")
+	inst := exposureOf(t, samples+"/nuclei-3.11.1/time-based-sqli-old/defects-all")
+	apart := score.Score(rep, inst, nil)
+	inst.OneRun = "read right after the tool"
+	sc := score.Score(rep, inst, nil)
+	d := sc.Defects[1]
+	if !slices.Equal(sc.Contradicted, []catalogue.ID{catalogue.ERR01}) || !d.Contradicted || d.Reported || len(d.Findings) != 0 ||
+		len(d.Spurious) == 0 || sc.Spurious != len(d.Spurious) || d.Verdict() != "spurious, never triggered" {
+		t.Fatalf("ERR-01 in one run: %+v (contradicted %v, spurious %d)", d, sc.Contradicted, sc.Spurious)
+	}
+	if !apart.Defects[1].Reported || sc.Total.Reported != apart.Total.Reported-1 {
+		t.Errorf("reported: %d in one run, %d apart; want one fewer", sc.Total.Reported, apart.Total.Reported)
+	}
+	var b strings.Builder
+	for _, f := range score.Formats {
+		b.Reset()
+		if err := sc.Write(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "spurious") {
+			t.Errorf("%s does not name the finding spurious", f)
+		}
+	}
+	b.Reset()
+	_ = sc.Write(&b, "text")
+	if !strings.Contains(b.String(), "never triggered in the run that wrote the report (read right after the tool)") {
+		t.Errorf("the text does not say why:\n%s", b.String())
+	}
+}

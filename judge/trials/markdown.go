@@ -45,16 +45,23 @@ func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 		if !t.Timed {
 			fmt.Fprintf(w, "Its reports carry no time for some detections (JUnit, SARIF and WFC give none): no time to detect is given for those defects, and they are left out of the chart.\n\n")
 		}
-		fmt.Fprintln(w, "| defect | reached | triggered | detected | time to trigger, median (95 % CI) | time to detect, median (95 % CI) |")
-		fmt.Fprintln(w, "|---|--:|--:|--:|---|---|")
+		fmt.Fprintln(w, "| defect | reached | triggered | detected | spurious | time to trigger, median (95 % CI) | time to detect, median (95 % CI) |")
+		fmt.Fprintln(w, "|---|--:|--:|--:|---|---|---|")
 		for _, d := range t.Defects {
 			det := kmText(d.TimeToDetect)
 			if d.Untimed > 0 {
 				det = fmt.Sprintf("%d untimed", d.Untimed)
 			}
-			fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %d/%d | %s | %s |\n", d.ID, d.Reached, t.Trials, d.Triggered, t.Trials, d.Detected, t.Trials, kmText(d.TimeToTrigger), det)
+			spurious := "—"
+			if d.Spurious > 0 {
+				spurious = fmt.Sprintf("%d in %d/%d", d.Spurious, d.SpuriousTrials, t.Trials)
+			}
+			fmt.Fprintf(w, "| %s | %d/%d | %d/%d | %d/%d | %s | %s | %s |\n", d.ID, d.Reached, t.Trials, d.Triggered, t.Trials, d.Detected, t.Trials, spurious, kmText(d.TimeToTrigger), det)
 		}
 		fmt.Fprintln(w)
+		if n := t.spurious(); n > 0 {
+			fmt.Fprintf(w, "%d of its findings were **spurious**: findings of a planted defect that the trial's own instance never triggered, or that the report has before the defect's first trigger. Each is a false positive the ground truth proves (`spurious_why` in each `trial.json`), and none is counted as a detection, in a time to detect or in a test.\n\n", n)
+		}
 	}
 	if len(s.Pairs) > 0 {
 		fmt.Fprintf(w, "## Which is better\n\nPer pair of tools: defects found per trial (Mann-Whitney U, exact up to 20 trials in all, two-sided; Vargha and Delaney's Â12); per defect, whether each detects it (Fisher's exact test on detected or not over the trials) and, where both reports time it, when (the log-rank test over the censored times). Every p is adjusted by Holm's method over the pair's tests; a difference is shown at adjusted p < %.2f.\n\n", Alpha)

@@ -59,7 +59,9 @@ type TrialProgress struct {
 	// why it could not run.
 	Outcome  string `json:"outcome,omitempty"`
 	Detected int    `json:"detected,omitempty"`
-	NotRun   string `json:"not_run,omitempty"`
+	Spurious int    `json:"spurious,omitempty"` // findings the ground truth proves false
+
+	NotRun string `json:"not_run,omitempty"`
 	// Coverage is its API coverage at the end, once it has ended, where
 	// the run recorded coverage; Statements the statements its code ran,
 	// where the code's was recorded.
@@ -113,6 +115,7 @@ func ProgressOf(t Trial) TrialProgress {
 	}
 	start := t.Start.UTC()
 	p.State, p.Start, p.Seconds, p.Outcome, p.Detected = StateEnded, &start, t.Seconds, t.Outcome, t.Detected()
+	p.Spurious = t.Spurious()
 	if c := t.Coverage; c != nil {
 		p.Coverage = &LiveCoverage{TCL: c.TCL, MaxTCL: c.MaxTCL, Targets: c.Targets, Of: c.Of}
 		if c.Code != nil && c.Code.Statements.Total > 0 {

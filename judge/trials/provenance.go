@@ -167,11 +167,12 @@ func logVersion(file string) string {
 // WriteCSV writes the raw data, as FuzzBench and Magma publish theirs: a
 // row per trial and defect, with the times in seconds since the tool
 // started and whether the time to detect is censored (not detected: at
-// the trial's budget). A trial that could not run has its rows, with its
+// the trial's budget), and how many of its findings were spurious (see
+// Stage.Spurious). A trial that could not run has its rows, with its
 // outcome and no stages.
 func WriteCSV(w io.Writer, ts []Trial) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"tool", "trial", "seed", "where", "outcome", "defect", "reached", "reached_s", "triggered", "triggered_s", "detected", "detected_s", "budget_s", "censored"})
+	_ = cw.Write([]string{"tool", "trial", "seed", "where", "outcome", "defect", "reached", "reached_s", "triggered", "triggered_s", "detected", "detected_s", "budget_s", "censored", "spurious"})
 	secs := func(x *float64) string {
 		if x == nil {
 			return ""
@@ -183,14 +184,14 @@ func WriteCSV(w io.Writer, ts []Trial) error {
 		if !t.Ran() {
 			outcome = "not run: " + t.NotRun
 			for _, id := range defectIDs() {
-				_ = cw.Write([]string{t.Tool, strconv.Itoa(t.Number), t.Seed, t.Where, outcome, string(id), "", "", "", "", "", "", secs(&t.Budget), ""})
+				_ = cw.Write([]string{t.Tool, strconv.Itoa(t.Number), t.Seed, t.Where, outcome, string(id), "", "", "", "", "", "", secs(&t.Budget), "", ""})
 			}
 			continue
 		}
 		for _, s := range t.Stages {
 			_ = cw.Write([]string{t.Tool, strconv.Itoa(t.Number), t.Seed, t.Where, outcome, string(s.ID),
 				strconv.FormatBool(s.Reached), secs(s.ReachedAfter), strconv.FormatBool(s.Triggered), secs(s.TriggeredAfter),
-				strconv.FormatBool(s.Detected), secs(s.DetectedAfter), secs(&t.Budget), strconv.FormatBool(!s.Detected)})
+				strconv.FormatBool(s.Detected), secs(s.DetectedAfter), secs(&t.Budget), strconv.FormatBool(!s.Detected), strconv.Itoa(s.Spurious)})
 		}
 	}
 	cw.Flush()

@@ -57,6 +57,7 @@ func ScoreTrial(runDir string, t *Trial, pattern string) error {
 		if err != nil {
 			return err
 		}
+		exposure.OneRun = "a trial: the tool's requests went to the trial's own instance, read when the tool ended"
 		sc := score.Score(rep, exposure, nil)
 		card = &sc
 		t.Truncated = sc.Truncated
@@ -136,6 +137,18 @@ func findReport(out, tool, pattern string) (score.Report, string, string) {
 // on its clock, which began its counts at its exposure_since: that moment
 // is instanceSince on the runner's clock (nil: the same clock, the fresh
 // instance in the runner's process or on its machine).
+//
+// A detection is a finding the ground truth confirms, as Magma counts a
+// bug found only once it was triggered: a finding of a defect the
+// instance never triggered is spurious (the scorecard has moved it to the
+// defect's Spurious), and so is a finding the report times before the
+// defect's first trigger. That one cannot be about a request that showed
+// the defect, since none had yet; it is not moved to the trigger's time,
+// which would credit a guess that came true later. The detection is the
+// first finding at or after the first trigger, compared at the precision
+// the report gives its times (a report in whole seconds is compared with
+// the trigger's second). A finding without a time cannot be placed: once
+// the defect was triggered in the trial, it is a detection with no time.
 func stages(truth catalogue.Truth, card *score.Scorecard, toolStart time.Time, instanceSince *time.Time) []Stage {
 	since := *truth.ExposureSince
 	local := since
@@ -149,52 +162,82 @@ func stages(truth catalogue.Truth, card *score.Scorecard, toolStart time.Time, i
 		s := local.Add(at.Sub(since)).Sub(toolStart).Seconds()
 		return &s
 	}
-	tool := func(at *time.Time) *float64 { // the report's times: the tool's clock, the runner's machine
-		if at == nil {
-			return nil
-		}
-		s := at.Sub(toolStart).Seconds()
-		return &s
-	}
 	var out []Stage
+	first := map[catalogue.ID]int{} // each detected defect's first line in the report
 	for _, d := range truth.Defects {
 		s := Stage{ID: d.ID}
 		if r := d.Reached; r != nil && r.Count > 0 {
 			s.Reached, s.ReachedAfter, s.ReachedRequest = true, server(r.First), r.FirstRequest
 		}
+		var trigger time.Time // the first trigger, on the runner's clock
 		if x := d.Exposure; x != nil && x.Count > 0 {
 			s.Triggered, s.TriggeredAfter, s.TriggeredRequest = true, server(x.First), x.FirstRequest
+			if x.First != nil {
+				trigger = local.Add(x.First.Sub(since))
+			}
 		}
 		if card != nil {
 			for _, ds := range card.Defects {
-				if ds.ID == d.ID && ds.Reported {
-					s.Detected, s.DetectedAfter = true, tool(ds.DetectedAt)
+				if ds.ID != d.ID {
+					continue
+				}
+				if len(ds.Spurious) > 0 {
+					s.Spurious, s.SpuriousWhy = len(ds.Spurious), "never triggered in the trial"
+				}
+				var early int
+				for _, f := range ds.Findings {
+					if !s.Triggered || f.At != nil && !trigger.IsZero() && before(*f.At, trigger) {
+						early++
+						continue
+					}
+					s.Detected = true
+					if l, ok := first[d.ID]; !ok || f.Line < l {
+						first[d.ID] = f.Line
+					}
+					if f.At == nil {
+						continue
+					}
+					at := f.At.Sub(toolStart).Seconds()
+					if !trigger.IsZero() && f.At.Before(trigger) { // within the report's precision: the trigger's time
+						at = trigger.Sub(toolStart).Seconds()
+					}
+					if s.DetectedAfter == nil || at < *s.DetectedAfter {
+						s.DetectedAfter = &at
+					}
+				}
+				if early > 0 {
+					s.Spurious += early
+					why := fmt.Sprintf("%d before its first trigger", early)
+					if s.SpuriousWhy != "" {
+						why = s.SpuriousWhy + "; " + why
+					}
+					s.SpuriousWhy = why
 				}
 			}
 		}
 		out = append(out, s)
 	}
 	// The order of the detections, by each defect's first line in the report.
-	if card != nil {
-		first := map[catalogue.ID]int{}
-		for _, ds := range card.Defects {
-			for _, f := range ds.Findings {
-				if l, ok := first[ds.ID]; !ok || f.Line < l {
-					first[ds.ID] = f.Line
-				}
-			}
+	for i := range out {
+		if !out[i].Detected {
+			continue
 		}
-		for i := range out {
-			if !out[i].Detected {
-				continue
-			}
-			out[i].DetectedOrder = 1
-			for id, l := range first {
-				if id != out[i].ID && l < first[out[i].ID] {
-					out[i].DetectedOrder++
-				}
+		out[i].DetectedOrder = 1
+		for id, l := range first {
+			if id != out[i].ID && l < first[out[i].ID] {
+				out[i].DetectedOrder++
 			}
 		}
 	}
 	return out
+}
+
+// before says whether a finding the report timed at is before the
+// trigger, at the precision of the report's time: a time in whole seconds
+// is compared with the trigger's second.
+func before(at, trigger time.Time) bool {
+	if at.Nanosecond() == 0 {
+		trigger = trigger.Truncate(time.Second)
+	}
+	return at.Before(trigger)
 }

@@ -71,9 +71,15 @@ type DefectSummary struct {
 	Detected  int          `json:"detected"`
 	// Untimed counts the detections whose report carries no time: when
 	// there are any, the time to detect is not known (nil).
-	Untimed       int       `json:"detected_untimed"`
-	TimeToTrigger *Censored `json:"time_to_trigger"`
-	TimeToDetect  *Censored `json:"time_to_detect"`
+	Untimed int `json:"detected_untimed"`
+	// Spurious counts the findings of it that were spurious (false
+	// positives the ground truth proves: see Stage.Spurious), over all the
+	// trials; SpuriousTrials in how many trials there were any. None of
+	// them is in Detected or a time.
+	Spurious       int       `json:"spurious"`
+	SpuriousTrials int       `json:"spurious_trials"`
+	TimeToTrigger  *Censored `json:"time_to_trigger"`
+	TimeToDetect   *Censored `json:"time_to_detect"`
 }
 
 // ToolSummary is one tool over its trials.
@@ -258,6 +264,8 @@ func summarizeTool(name string, trials []Trial, fallback float64) ToolSummary {
 			ds.Reached += b2i(st.Reached)
 			ds.Triggered += b2i(st.Triggered)
 			ds.Detected += b2i(st.Detected)
+			ds.Spurious += st.Spurious
+			ds.SpuriousTrials += b2i(st.Spurious > 0)
 			if st.Triggered && st.TriggeredAfter != nil {
 				trig, trigEv = append(trig, *st.TriggeredAfter), append(trigEv, true)
 			} else {
@@ -553,15 +561,30 @@ func (d DefectSummary) MedianToDetect() string {
 	return duration(*d.TimeToDetect.Median)
 }
 
+// spurious is how many of the tool's findings were spurious, over its
+// trials.
+func (t ToolSummary) spurious() int {
+	n := 0
+	for _, d := range t.Defects {
+		n += d.Spurious
+	}
+	return n
+}
+
 // DetectedText is the tool's i-th defect as report.html's "Detected, per
 // defect" and the live page's tile say it: "k/n · median", "0/0 · —"
-// while none of its trials has run.
+// while none of its trials has run, with " · m spurious" when m of its
+// findings were spurious.
 func (t ToolSummary) DetectedText(i int) string {
 	if t.Trials == 0 {
 		return "0/0 · —"
 	}
 	d := t.Defects[i]
-	return fmt.Sprintf("%d/%d · %s", d.Detected, t.Trials, d.MedianToDetect())
+	s := fmt.Sprintf("%d/%d · %s", d.Detected, t.Trials, d.MedianToDetect())
+	if d.Spurious > 0 {
+		s += fmt.Sprintf(" · %d spurious", d.Spurious)
+	}
+	return s
 }
 
 // kmText is a Kaplan-Meier median with its interval: "2.5 s (95 % CI

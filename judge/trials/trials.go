@@ -39,6 +39,13 @@ type Stage struct {
 	// no time (SARIF, JUnit, WFC).
 	DetectedAfter *float64 `json:"detected_after,omitempty"`
 	DetectedOrder int      `json:"detected_order,omitempty"`
+	// Spurious counts the findings of its class on its operation that are
+	// not detections, and SpuriousWhy says why: the instance never
+	// triggered it in the trial, or the report has them before its first
+	// trigger (see stages). They are false positives the ground truth
+	// proves, and count in no detection rate, time or test.
+	Spurious    int    `json:"spurious,omitempty"`
+	SpuriousWhy string `json:"spurious_why,omitempty"`
 }
 
 // Signal is one signal the runner sent the tool's process group when the
@@ -191,6 +198,16 @@ func (t Trial) Detected() int {
 		if s.Detected {
 			n++
 		}
+	}
+	return n
+}
+
+// Spurious is how many of the trial's findings of planted defects were
+// spurious: false positives its ground truth proves (Stage.Spurious).
+func (t Trial) Spurious() int {
+	n := 0
+	for _, s := range t.Stages {
+		n += s.Spurious
 	}
 	return n
 }

@@ -274,6 +274,7 @@ func scoreEntry(e entry) (score.Scorecard, error) {
 	if err != nil {
 		return score.Scorecard{}, err
 	}
+	inst.OneRun = oneRun(e.exposure, e.report, inst.Since)
 	var base *score.Report
 	var baseInst *score.Instance
 	if e.baseline != "" {
@@ -421,6 +422,23 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// oneRun says why the report and the exposure come from one run, or ""
+// when they may not: the exposure was read now from a live instance (a
+// URL), and the instance has counted since before the report was last
+// written, so the run that wrote it sent its requests to this instance and
+// nothing reset the counts since. A saved exposure file says nothing of
+// when it was read.
+func oneRun(exposure, report string, since *time.Time) string {
+	if since == nil || !(strings.HasPrefix(exposure, "http://") || strings.HasPrefix(exposure, "https://")) {
+		return ""
+	}
+	fi, err := os.Stat(report)
+	if err != nil || fi.ModTime().Before(*since) {
+		return ""
+	}
+	return fmt.Sprintf("the exposure was read from %s after the report was written (%s), and the instance has counted since %s, before it", exposure, fi.ModTime().UTC().Format(time.RFC3339), since.UTC().Format(time.RFC3339))
 }
 
 // readExposure reads an instance's ground truth with its exposure, from its

@@ -30,8 +30,11 @@ type instance struct {
 	base, admin string
 	client      *http.Client
 	// since is when the instance's counts began on the runner's clock:
-	// for a deployment, when its reset was answered; nil for a fresh
-	// instance (its clock is the runner's).
+	// for a deployment, when its reset was sent, at most a round trip
+	// before the instance began them, so an instance's time put on the
+	// runner's clock is never later than it was (a finding is never judged
+	// to come before a trigger that preceded it); nil for a fresh instance
+	// (its clock is the runner's).
 	since *time.Time
 	stop  func() error
 }
@@ -39,10 +42,10 @@ type instance struct {
 func newInstance(ctx context.Context, base, admin string, defects catalogue.Set, dir, binary string) (*instance, error) {
 	in := &instance{base: base, admin: admin, client: &http.Client{Timeout: 30 * time.Second}, stop: func() error { return nil }}
 	if base != "" {
+		now := time.Now()
 		if err := in.reset(ctx); err != nil {
 			return nil, err
 		}
-		now := time.Now()
 		in.since = &now
 		return in, nil
 	}

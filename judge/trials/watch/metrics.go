@@ -22,6 +22,8 @@ var (
 		"The run's trials by tool and state: queued, running, ended, not run, cancelled.", []string{"tool", "state"}, nil)
 	descDetections = prometheus.NewDesc("showcase_trials_detections_total",
 		"The ended trials of a tool whose report detected the defect.", []string{"tool", "defect"}, nil)
+	descSpurious = prometheus.NewDesc("showcase_trials_spurious_findings_total",
+		"The findings of the defect in a tool's ended trials that were spurious: the trial's instance never triggered it, or the report has them before its first trigger. Not detections.", []string{"tool", "defect"}, nil)
 	descTriggered = prometheus.NewDesc("showcase_trials_triggered_total",
 		"The ended trials of a tool whose requests triggered the defect.", []string{"tool", "defect"}, nil)
 	descSeconds = prometheus.NewDesc("showcase_trials_trial_seconds",
@@ -42,7 +44,7 @@ var (
 type collector struct{ w *Watch }
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descInfo, descStart, descEnded, descTrials, descDetections, descTriggered, descSeconds, descBudget, descCoverage, descCoverageOf, descTCL, descStatements} {
+	for _, d := range []*prometheus.Desc{descInfo, descStart, descEnded, descTrials, descDetections, descSpurious, descTriggered, descSeconds, descBudget, descCoverage, descCoverageOf, descTCL, descStatements} {
 		ch <- d
 	}
 }
@@ -64,6 +66,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		for _, tile := range t.Tiles {
 			ch <- prometheus.MustNewConstMetric(descDetections, prometheus.CounterValue, float64(tile.Detected), t.Tool, string(tile.ID))
+			ch <- prometheus.MustNewConstMetric(descSpurious, prometheus.CounterValue, float64(tile.Spurious), t.Tool, string(tile.ID))
 			ch <- prometheus.MustNewConstMetric(descTriggered, prometheus.CounterValue, float64(tile.Triggered), t.Tool, string(tile.ID))
 		}
 		ch <- prometheus.MustNewConstMetric(descBudget, prometheus.GaugeValue, t.Budget, t.Tool)

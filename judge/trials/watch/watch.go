@@ -205,8 +205,9 @@ type Tile struct {
 	Detected  int          `json:"detected"` // the k of "k of n"
 	Of        int          `json:"of"`
 	Triggered int          `json:"triggered"`
-	Median    string       `json:"median"` // the median time to detect, as report.html says it
-	Text      string       `json:"text"`   // "k/n · median", as report.html's table says it
+	Spurious  int          `json:"spurious"` // its spurious findings over those trials
+	Median    string       `json:"median"`   // the median time to detect, as report.html says it
+	Text      string       `json:"text"`     // "k/n · median", as report.html's table says it
 }
 
 // Defect is a defect as the page names it.
@@ -294,6 +295,7 @@ func (w *Watch) State() State {
 			if ts.Trials > 0 {
 				ds := ts.Defects[j]
 				tile.Detected, tile.Of, tile.Triggered, tile.Median = ds.Detected, ts.Trials, ds.Triggered, ds.MedianToDetect()
+				tile.Spurious = ds.Spurious
 			}
 			tile.Text = ts.DetectedText(j)
 			s.Tools[i].Tiles = append(s.Tools[i].Tiles, tile)

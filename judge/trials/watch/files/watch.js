@@ -59,11 +59,13 @@ function renderGrid(s) {
       td.id = "tile-" + slug(t.tool) + "-" + tile.id;
       td.dataset.text = tile.text;
       td.append(el("div", "k", tile.detected + "/" + tile.of), el("div", "median", tile.median));
+      if (tile.spurious > 0) td.append(el("div", "spurious", tile.spurious + " spurious"));
       const bar = el("div", "bar"), fill = el("span");
       fill.style.width = (tile.of > 0 ? (100 * tile.detected) / tile.of : 0) + "%";
       bar.append(fill);
       td.append(bar);
-      td.title = t.tool + ", " + d.id + ": detected in " + tile.detected + " of " + tile.of + " trials ended; median time to detect " + tile.median;
+      td.title = t.tool + ", " + d.id + ": detected in " + tile.detected + " of " + tile.of + " trials ended; median time to detect " + tile.median +
+        (tile.spurious > 0 ? "; " + tile.spurious + " spurious finding(s), never a detection" : "");
       tr.append(td);
     }
     body.append(tr);
@@ -93,7 +95,7 @@ function trialWords(t) {
       return ["running " + clock(elapsed(t)) + budget, live + lost];
     }
     case "ended":
-      return ["ended: " + t.outcome, "detected " + t.detected + " in " + clock(t.seconds) + coverageWords(t.coverage) + lost];
+      return ["ended: " + t.outcome, "detected " + t.detected + (t.spurious ? " (" + t.spurious + " spurious)" : "") + " in " + clock(t.seconds) + coverageWords(t.coverage) + lost];
     case "not run":
       return ["not run", t.not_run + lost];
     case "cancelled":
