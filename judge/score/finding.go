@@ -58,6 +58,9 @@ type Finding struct {
 	// scenario, nuclei's result, a plain report's time column); nil when
 	// the report carries none (SARIF, JUnit).
 	At *time.Time `json:"at,omitempty"`
+	// Last is the latest time the report gives for it: with At, the span
+	// its Count occurrences fall in.
+	Last *time.Time `json:"last,omitempty"`
 }
 
 // Report is what a tool reported: its findings, deduplicated.
@@ -107,6 +110,9 @@ func (r *Report) add(f Finding, n int) {
 		if at := r.Findings[i].At; f.At != nil && (at == nil || f.At.Before(*at)) {
 			r.Findings[i].At = f.At
 		}
+		if last := r.Findings[i].Last; f.At != nil && (last == nil || f.At.After(*last)) {
+			r.Findings[i].Last = f.At
+		}
 		return
 	}
 	if r.index == nil {
@@ -114,6 +120,7 @@ func (r *Report) add(f Finding, n int) {
 	}
 	r.index[k] = len(r.Findings)
 	f.Count = n
+	f.Last = f.At
 	f.Detail = firstLine(f.Detail)
 	r.Findings = append(r.Findings, f)
 }

@@ -91,8 +91,9 @@ type Scorecard struct {
 	Contradicted []catalogue.ID `json:"contradicted"`
 	OneRun       string         `json:"one_run,omitempty"`
 	// Spurious counts the findings of a planted defect's class on its
-	// operation that the instance proves false: it never triggered the
-	// defect in the run that wrote the report (OneRun only).
+	// operation that the instance proves false, each as often as the
+	// report has it: it never triggered the defect in the run that wrote
+	// the report (OneRun only).
 	Spurious int `json:"spurious"`
 
 	Defects []DefectScore `json:"defects"`
@@ -254,7 +255,9 @@ func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instanc
 			if inst.OneRun != "" {
 				d.Spurious, d.Findings = d.Findings, []Finding{}
 				d.Reported, d.DetectedAt = false, nil
-				sc.Spurious += len(d.Spurious)
+				for _, f := range d.Spurious {
+					sc.Spurious += f.Count
+				}
 			}
 		}
 	}

@@ -147,8 +147,14 @@ func findReport(out, tool, pattern string) (score.Report, string, string) {
 // which would credit a guess that came true later. The detection is the
 // first finding at or after the first trigger, compared at the precision
 // the report gives its times (a report in whole seconds is compared with
-// the trigger's second). A finding without a time cannot be placed: once
-// the defect was triggered in the trial, it is a detection with no time.
+// the trigger's second). A finding the report has several times spans its
+// first to its last time: all before the trigger, every one is spurious;
+// the first before and the last after, the first is spurious and the
+// detection is at the trigger's time (the report does not say which of
+// its times came first after it). A finding without a time cannot be
+// placed: once the defect was triggered in the trial, it is a detection
+// with no time. Spurious counts each finding as often as the report has
+// it.
 func stages(truth catalogue.Truth, card *score.Scorecard, toolStart time.Time, instanceSince *time.Time) []Stage {
 	since := *truth.ExposureSince
 	local := since
@@ -181,14 +187,21 @@ func stages(truth catalogue.Truth, card *score.Scorecard, toolStart time.Time, i
 				if ds.ID != d.ID {
 					continue
 				}
-				if len(ds.Spurious) > 0 {
-					s.Spurious, s.SpuriousWhy = len(ds.Spurious), "never triggered in the trial"
+				for _, f := range ds.Spurious {
+					s.Spurious, s.SpuriousWhy = s.Spurious+f.Count, "never triggered in the trial"
 				}
 				var early int
 				for _, f := range ds.Findings {
-					if !s.Triggered || f.At != nil && !trigger.IsZero() && before(*f.At, trigger) {
-						early++
+					last := f.Last
+					if last == nil {
+						last = f.At
+					}
+					switch {
+					case !s.Triggered || last != nil && !trigger.IsZero() && before(*last, trigger):
+						early += f.Count // every time the report has it is before
 						continue
+					case f.At != nil && !trigger.IsZero() && before(*f.At, trigger):
+						early++ // its first time is before; a later one is not
 					}
 					s.Detected = true
 					if l, ok := first[d.ID]; !ok || f.Line < l {

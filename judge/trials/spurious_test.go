@@ -18,14 +18,14 @@ func TestSpuriousFindings(t *testing.T) {
 	start := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
 	at := func(s float64) *time.Time { x := start.Add(time.Duration(s * float64(time.Second))); return &x }
 	for _, c := range []struct {
-		name      string
-		trigger   *time.Time // nil: never triggered
-		findings  []*time.Time
-		detected  bool
-		after     *float64 // the detection's time, seconds since the start
-		spurious  int
-		why       string
-		untimedOK bool
+		name     string
+		trigger  *time.Time // nil: never triggered
+		findings []*time.Time
+		detected bool
+		after    *float64 // the detection's time, seconds since the start
+		spurious int
+		why      string
+		merged   bool // the findings are one, the report has it at each time
 	}{
 		{name: "never triggered", findings: []*time.Time{at(4), at(5)}, spurious: 2, why: "never triggered in the trial"},
 		{name: "after its trigger", trigger: at(2.5), findings: []*time.Time{at(3.25)}, detected: true, after: ptrF(3.25)},
@@ -36,6 +36,9 @@ func TestSpuriousFindings(t *testing.T) {
 		{name: "in the trigger's second, whole seconds", trigger: at(2.5), findings: []*time.Time{at(2)}, detected: true, after: ptrF(2.5)},
 		{name: "a second before, whole seconds", trigger: at(2.5), findings: []*time.Time{at(1)}, spurious: 1, why: "1 before its first trigger"},
 		{name: "no time, triggered", trigger: at(2.5), findings: []*time.Time{nil}, detected: true},
+		{name: "one finding, before and after", trigger: at(2.5), findings: []*time.Time{at(1.25), at(4)}, merged: true, detected: true, after: ptrF(2.5), spurious: 1, why: "1 before its first trigger"},
+		{name: "one finding, twice before", trigger: at(2.5), findings: []*time.Time{at(1.25), at(1.5)}, merged: true, spurious: 2, why: "2 before its first trigger"},
+		{name: "one finding, never triggered", findings: []*time.Time{at(1.25), at(1.5), at(3)}, merged: true, spurious: 3, why: "never triggered in the trial"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			since := start.Add(-time.Second)
@@ -51,7 +54,12 @@ func TestSpuriousFindings(t *testing.T) {
 			var rep score.Report
 			e := catalogue.EndpointOf(catalogue.PERF02)
 			for i, f := range c.findings {
-				rep.Findings = append(rep.Findings, score.Finding{Operation: score.Operation{Method: e.Method, Path: e.Path}, Class: catalogue.SlowResponse, Line: i + 1, At: f})
+				rep.Findings = append(rep.Findings, score.Finding{Operation: score.Operation{Method: e.Method, Path: e.Path}, Class: catalogue.SlowResponse, Count: 1, Line: i + 1, At: f, Last: f})
+			}
+			if c.merged {
+				n := len(rep.Findings)
+				rep.Findings = []score.Finding{rep.Findings[0]}
+				rep.Findings[0].Count, rep.Findings[0].Last = n, c.findings[n-1]
 			}
 			exposure := score.Instance{Active: catalogue.All(), Exposure: map[catalogue.ID]uint64{}, Reached: map[catalogue.ID]uint64{}, OneRun: "a trial"}
 			for _, d := range truth.Defects {

@@ -411,3 +411,44 @@ showcase_trials_api_coverage_targets{tool="weak",trial="4"} 7
 		t.Error(err)
 	}
 }
+
+// A trial's spurious findings reach the page and the metrics: its tile
+// says them beside the detections, which leave them out, and
+// showcase_trials_spurious_findings_total counts them.
+func TestSpuriousOnThePage(t *testing.T) {
+	dir := copyRun(t)
+	halfWay(t, dir, time.Now().UTC())
+	tr, err := trials.ReadRecord(dir, "weak/trial-02")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(tr.Stages) - 1
+	tr.Stages[last].Detected, tr.Stages[last].DetectedAfter, tr.Stages[last].DetectedOrder = false, nil, 0
+	tr.Stages[last].Spurious, tr.Stages[last].SpuriousWhy = 3, "never triggered in the trial"
+	if err := trials.WriteRecord(dir, *tr); err != nil {
+		t.Fatal(err)
+	}
+	w := New(Options{Dir: dir, Version: "test"})
+	defer w.Close()
+	tile := w.State().Tools[0].Tiles[last]
+	if tile.ID != tr.Stages[last].ID || tile.Spurious != 3 || !strings.HasSuffix(tile.Text, "· 3 spurious") {
+		t.Errorf("the tile: %+v", tile)
+	}
+	var want strings.Builder
+	want.WriteString("# HELP showcase_trials_spurious_findings_total The findings of the defect in a tool's ended trials that were spurious: the trial's instance never triggered it, or the report has them before its first trigger. Not detections.\n")
+	want.WriteString("# TYPE showcase_trials_spurious_findings_total counter\n")
+	for _, d := range catalogue.Defects {
+		n := 0
+		if d.ID == tile.ID {
+			n = 3
+		}
+		fmt.Fprintf(&want, "showcase_trials_spurious_findings_total{defect=%q,tool=\"weak\"} %d\n", d.ID, n)
+	}
+	c := collector{w}
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want.String()), "showcase_trials_spurious_findings_total"); err != nil {
+		t.Error(err)
+	}
+	if n := testutil.CollectAndCount(c, "showcase_trials_spurious_findings_total"); n != 10 {
+		t.Errorf("%d spurious series, want one per defect", n)
+	}
+}
