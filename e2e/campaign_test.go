@@ -34,8 +34,10 @@ import (
 //     projector;
 //   - the ended run's page, and a page opened after it, say what
 //     report.html says, tile for tile;
-//   - Prometheus has the run's progress (the job showcase-trials), and
-//     showcase-dashboard draws the dashboard's Campaign row from it.
+//   - Prometheus has the run's progress (the job showcase-trials), its
+//     coverage included (each trial's instance the cover build), and
+//     showcase-dashboard draws the dashboard's Campaign row from it, every
+//     panel with data.
 //
 // Nothing leaves loopback and the console stays clean. The screenshot
 // half-way is out/browser/campaign-half-way.png (docs/trials-live.png).
@@ -48,12 +50,15 @@ func TestCampaignInBrowser(t *testing.T) {
 	trialsBin := buildBinary(t, modulePath+"judge/cmd/showcase-trials")
 	replay := buildBinary(t, modulePath+"judge/cmd/showcase-replay")
 	dashboardBin := buildBinary(t, modulePath+"tools/cmd/showcase-dashboard")
+	// Each trial's instance is the cover build, so that the run exports
+	// its statements covered, as the dashboard's Campaign row draws them.
+	coverGateway := coverBinary(t, "gateway")
 	dir := t.TempDir()
 	out, gate := filepath.Join(dir, "run"), filepath.Join(dir, "gate")
 
 	// The reference tool's trials wait for the gate; the weak tool pauses
 	// up to 1.5 s before each defect, so that its trials are seen running.
-	cmd := exec.Command(trialsBin, "-out", out, "-serve", "127.0.0.1:0", "-coverage", "api", "-coverage-every", "1s",
+	cmd := exec.Command(trialsBin, "-out", out, "-serve", "127.0.0.1:0", "-coverage", "code", "-cover-binary", coverGateway, "-coverage-every", "1s",
 		"-tool", "reference", "-trials", "3", "-budget", "1m", "--",
 		"sh", "-c", `while [ ! -e "$0" ]; do sleep 0.1; done; exec "$@"`, gate, replay, "-base", "{url}", "-out", "{out}/report.csv",
 		"-tool", "weak", "-trials", "3", "-budget", "1m", "--",
@@ -217,7 +222,7 @@ func TestCampaignInBrowser(t *testing.T) {
 	}
 	// The headers say each tool's coverage over its ended trials, the
 	// trials theirs: the reference tool's is what its requests imply.
-	if got := js("the reference tool's coverage", `document.querySelector("#grid thead th:nth-child(2) .coverage").textContent`); got != "API coverage: median 65 of 119 targets, TCL 2 (3 trials)" {
+	if got := js("the reference tool's coverage", `document.querySelector("#grid thead th:nth-child(2) .coverage").textContent`); !regexp.MustCompile(`^API coverage: median 65 of 119 targets, TCL 2, \d+ of \d+ statements \(3 trials\)$`).MatchString(got) {
 		t.Errorf("the reference tool's header says %q", got)
 	}
 	if got := js("a reference trial", `document.querySelector("#trial-reference-1 .outcome").textContent`); !strings.HasSuffix(got, " · coverage 65/119 · TCL 2") {
@@ -236,13 +241,14 @@ func TestCampaignInBrowser(t *testing.T) {
 	prom.waitFor(t, `sum(showcase_trials_detections_total{tool="reference"})`, 30)
 	prom.waitFor(t, `showcase_trials_run_ended`, 1)
 	prom.waitFor(t, `sum(showcase_trials_api_coverage_targets{tool="reference"})`, 3*65)
+	prom.waitFor(t, `count(showcase_trials_statements_covered{tool="reference"} > 0)`, 3)
 	picture := filepath.Join(artifacts, "dashboard-campaign.png")
 	drawn, err := exec.Command(dashboardBin, "-prometheus", prom.base, "-dashboard", "../deploy/grafana/showcase-dashboard.json",
 		"-row", "Campaign", "-since", "3m", "-step", "1s", "-o", picture).CombinedOutput()
 	if err != nil {
 		t.Fatalf("showcase-dashboard -row Campaign: %v\n%s", err, drawn)
 	}
-	if lines := regexp.MustCompile(`(?m) (\d+) series$`).FindAllStringSubmatch(string(drawn), -1); len(lines) != 3 || strings.Contains(string(drawn), " 0 series") {
+	if lines := regexp.MustCompile(`(?m) (\d+) series$`).FindAllStringSubmatch(string(drawn), -1); len(lines) != 6 || strings.Contains(string(drawn), " 0 series") {
 		t.Errorf("the dashboard's Campaign row, by Prometheus's answers during the run:\n%s", drawn)
 	}
 	t.Logf("the Campaign row: %s\n%s", picture, drawn)
