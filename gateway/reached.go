@@ -13,7 +13,8 @@ import (
 // reachLog counts the requests each operation of the contract received, as
 // the gateway answers them: by the class of the status, counted when the
 // status is written, before the client can read it, so /defects read after
-// an answer counts it. Lock-free: one atomic add per request to an
+// an answer counts it; a request whose client had gone by then, under no
+// status (no answer). Lock-free: one atomic add per request to an
 // operation's path.
 type reachLog struct {
 	byPath   map[string]*reachOp // the operations by path (each path has one)
