@@ -342,7 +342,7 @@ func addCoverage(sc *score.Scorecard, e entry) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		raw, fetched := code, false
-		if strings.HasPrefix(code, "http://") || strings.HasPrefix(code, "https://") {
+		if isURL(code) {
 			fetched = true
 			dir, err := os.MkdirTemp("", "showcase-codecov-")
 			if err != nil {
@@ -401,7 +401,7 @@ func readCoverage(where string) (*coverage.Report, error) {
 
 // fetchOrRead reads where: a URL's answer and its status, or a file (200).
 func fetchOrRead(where string) ([]byte, int, error) {
-	if !strings.HasPrefix(where, "http://") && !strings.HasPrefix(where, "https://") {
+	if !isURL(where) {
 		data, err := os.ReadFile(where)
 		return data, http.StatusOK, err
 	}
@@ -424,6 +424,12 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// isURL says whether an -exposure, -coverage or -code-coverage argument is
+// an instance's URL rather than a saved file or folder.
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
 // oneRun says why the report and the exposure come from one run, or ""
 // when they may not: the exposure was read now from a live instance (a
 // URL), and the instance has counted since before the report was last
@@ -431,7 +437,7 @@ func contains(list []string, s string) bool {
 // nothing reset the counts since. A saved exposure file says nothing of
 // when it was read.
 func oneRun(exposure, report string, since *time.Time) string {
-	if since == nil || !(strings.HasPrefix(exposure, "http://") || strings.HasPrefix(exposure, "https://")) {
+	if since == nil || !isURL(exposure) {
 		return ""
 	}
 	fi, err := os.Stat(report)
@@ -445,7 +451,7 @@ func oneRun(exposure, report string, since *time.Time) string {
 // admin URL or a file.
 func readExposure(where string) (score.Instance, error) {
 	var data []byte
-	if strings.HasPrefix(where, "http://") || strings.HasPrefix(where, "https://") {
+	if isURL(where) {
 		client := &http.Client{Timeout: 10 * time.Second}
 		res, err := client.Get(where)
 		if err != nil {
