@@ -231,54 +231,67 @@ func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) e
 	for pods := 1; ; pods++ { // the Job's Pods so far
 		a := trials.Attempt{Number: len(t.Attempts) + 1}
 		var pod *corev1.Pod
-		var why string
+		var lost, why string
 		if pods == 1 {
-			pod, why = c.waitStarted(ctx, name, seen)
+			pod, lost, why = c.waitStarted(ctx, name, seen)
 		} else {
-			pod, why = c.nextAttempt(ctx, name, seen)
+			pod, lost, why = c.nextAttempt(ctx, name, seen)
 		}
 		if pod != nil {
 			seen[pod.UID] = true
 			a.Pod, a.Node = pod.Name, pod.Spec.NodeName
 			t.Pod, t.Node = pod.Name, pod.Spec.NodeName
 		}
-		if pod == nil || why != "" {
+		if lost == "" && (pod == nil || why != "") {
 			a.End, a.Ended, a.Why = time.Now().UTC(), trials.AttemptNotRun, why
 			t.Attempts = append(t.Attempts, a)
 			t.NotRun = why
-			if lost := t.Lost(); lost > 0 {
-				t.NotRun = fmt.Sprintf("%d attempts lost, then %s", lost, why)
+			if n := t.Lost(); n > 0 {
+				t.NotRun = fmt.Sprintf("%d attempts lost, then %s", n, why)
 			}
 			return nil
 		}
-		started := time.Now()
-		a.Start = ptr.To(started.UTC())
-		if s.Started != nil {
-			s.Started(started)
-		}
-		lost, err := c.attempt(ctx, s, t, pod)
-		a.End = time.Now().UTC()
+		// A Pod taken away before its tool started (its node lost while
+		// the Pod was Pending or its containers were being made) is lost
+		// as one that ran is: the Job counts it failed and makes the next.
 		if lost == "" {
-			a.Ended = trials.AttemptRan
-			if !t.Ran() {
-				a.Ended, a.Why = trials.AttemptNotRun, t.NotRun
+			started := time.Now()
+			a.Start = ptr.To(started.UTC())
+			if s.Started != nil {
+				s.Started(started)
 			}
-			t.Attempts = append(t.Attempts, a)
-			return err
+			var err error
+			lost, err = c.attempt(ctx, s, t, pod)
+			if lost == "" {
+				a.End, a.Ended = time.Now().UTC(), trials.AttemptRan
+				if !t.Ran() {
+					a.Ended, a.Why = trials.AttemptNotRun, t.NotRun
+				}
+				t.Attempts = append(t.Attempts, a)
+				return err
+			}
+			keepAttempt(s.Dir, a.Number)
 		}
-		a.Ended, a.Why = trials.AttemptLost, lost
+		a.End, a.Ended, a.Why = time.Now().UTC(), trials.AttemptLost, lost
 		t.Attempts = append(t.Attempts, a)
-		keepAttempt(s.Dir, a.Number)
 		if pods > c.Retries {
-			t.NotRun = fmt.Sprintf("lost %d times (retries: %d), the last on node %s: %s", pods, c.Retries, a.Node, lost)
+			t.NotRun = fmt.Sprintf("lost %d times (retries: %d), the last on %s: %s", pods, c.Retries, nodeOf(a.Node), lost)
 			return nil
 		}
-		s.Say("%s trial %d: attempt %d lost on node %s: %s; it runs again once Kubernetes counts its Pod failed (a node that is gone: once its Node is deleted or tainted %s)",
-			t.Tool, t.Number, a.Number, a.Node, lost, corev1.TaintNodeOutOfService)
+		s.Say("%s trial %d: attempt %d lost on %s: %s; it runs again once Kubernetes counts its Pod failed (a node that is gone: once its Node is deleted or tainted %s)",
+			t.Tool, t.Number, a.Number, nodeOf(a.Node), lost, corev1.TaintNodeOutOfService)
 		if s.Lost != nil {
 			s.Lost(t.Attempts)
 		}
 	}
+}
+
+// nodeOf names the node a Pod was bound to, if any.
+func nodeOf(node string) string {
+	if node == "" {
+		return "no node (not yet scheduled)"
+	}
+	return "node " + node
 }
 
 // attempt follows one of the trial's Pods, started, to its end, and reads
@@ -376,8 +389,8 @@ func keepAttempt(dir string, n int) {
 	}
 }
 
-// lostPod is why a Pod that started was taken away before its tool ran
-// to its end, or "": a disruption Kubernetes names (an eviction, a
+// lostPod is why a Pod was taken away before its tool ran to its end
+// (started or not), or "": a disruption Kubernetes names (an eviction, a
 // preemption, its node's taint, the Pod's garbage collection), its
 // deletion, or the agent's own word that a signal stopped it. A tool that
 // ended of itself (the agent exited 0) ran to its end, whatever happened
@@ -446,7 +459,7 @@ func toolExit(p *corev1.Pod) *corev1.ContainerStateTerminated {
 // gone stays until its Node is deleted or tainted out-of-service), unless
 // the Job gives up first (its retries spent, its deadline passed); then
 // waits for it to start, as the first.
-func (c *Cluster) nextAttempt(ctx context.Context, name string, seen map[types.UID]bool) (*corev1.Pod, string) {
+func (c *Cluster) nextAttempt(ctx context.Context, name string, seen map[types.UID]bool) (pod *corev1.Pod, lost, why string) {
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	go func() {
@@ -462,9 +475,9 @@ func (c *Cluster) nextAttempt(ctx context.Context, name string, seen map[types.U
 	case err == nil:
 		return c.waitStarted(ctx, name, seen)
 	case ctx.Err() != nil:
-		return nil, "interrupted before its next attempt"
+		return nil, "", "interrupted before its next attempt"
 	default:
-		return nil, "the Job gave up: " + context.Cause(wctx).Error()
+		return nil, "", "the Job gave up: " + context.Cause(wctx).Error()
 	}
 }
 
@@ -678,7 +691,9 @@ func (c *Cluster) job(name string, lbl map[string]string, s runner.Spec, t *tria
 func (c *Cluster) podsOf(name string) cache.ListerWatcher {
 	sel := labels.SelectorFromSet(labels.Set{LabelJob: name}).String()
 	pods := c.Client.CoreV1().Pods(c.Namespace)
-	return &cache.ListWatch{
+	// Wrapped as client-go's informers wrap theirs: a client that cannot
+	// stream a watch's initial list (client-go's fake, in tests) is listed.
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.LabelSelector = sel
 			return pods.List(ctx, o)
@@ -687,40 +702,58 @@ func (c *Cluster) podsOf(name string) cache.ListerWatcher {
 			o.LabelSelector = sel
 			return pods.Watch(ctx, o)
 		},
-	}
+	}, c.Client)
 }
 
-// waitStarted watches the Job's Pod (one not seen before) until its tool's container has
-// started (the Pod, and ""), or until it is plain the trial cannot run
-// (the Pod if there is one, and Kubernetes' reason), or StartTimeout
+// waitStarted watches the Job's Pod (one not seen before) until its
+// tool's container has started (the Pod, ""), or until the Pod is lost
+// before that (the Pod, and why it was lost: taken away by Kubernetes, as
+// lostPod says, or deleted), or until it is plain the trial cannot run
+// (the Pod if there is one, "", and Kubernetes' reason), or StartTimeout
 // passes (then the Pod's state at that moment is the reason).
-func (c *Cluster) waitStarted(ctx context.Context, name string, seen map[types.UID]bool) (*corev1.Pod, string) {
+func (c *Cluster) waitStarted(ctx context.Context, name string, seen map[types.UID]bool) (pod *corev1.Pod, lost, why string) {
 	wctx, cancel := context.WithTimeout(ctx, c.StartTimeout)
 	defer cancel()
-	var last *corev1.Pod
-	var why string
 	_, err := watchtools.UntilWithSync(wctx, c.podsOf(name), &corev1.Pod{}, nil, func(e watch.Event) (bool, error) {
 		p, ok := e.Object.(*corev1.Pod)
-		if !ok || e.Type == watch.Deleted || seen[p.UID] {
+		if !ok || seen[p.UID] {
 			return false, nil
 		}
-		last = p
-		if why = cannotRun(p); why != "" {
+		if e.Type == watch.Deleted {
+			// Gone at once (a forced deletion): lost if it was the Pod
+			// being waited for, and had not started.
+			if pod == nil || pod.UID != p.UID || started(p) {
+				return false, nil
+			}
+			lost = beforeStart + "the Pod was deleted"
 			return true, nil
 		}
-		return started(p), nil
+		pod = p
+		if started(p) {
+			return true, nil
+		}
+		if why := lostPod(p); why != "" {
+			lost = beforeStart + why
+			return true, nil
+		}
+		why = cannotRun(p)
+		return why != "", nil
 	})
 	switch {
 	case err == nil:
-		return last, why
+		return pod, lost, why
 	case ctx.Err() != nil:
-		return last, "interrupted before it started"
-	case last == nil:
-		return nil, fmt.Sprintf("no Pod within %s: %s", c.StartTimeout, c.jobEvents(ctx, name))
+		return pod, "", "interrupted before it started"
+	case pod == nil:
+		return nil, "", fmt.Sprintf("no Pod within %s: %s", c.StartTimeout, c.jobEvents(ctx, name))
 	default:
-		return last, fmt.Sprintf("not started within %s: %s", c.StartTimeout, pending(last))
+		return pod, "", fmt.Sprintf("not started within %s: %s", c.StartTimeout, pending(pod))
 	}
 }
+
+// beforeStart begins the reason of an attempt lost before its tool's
+// container started.
+const beforeStart = "before it started: "
 
 // jobEvents is what the Job's last warning says (why its Pod was not
 // made: a quota, an admission policy).
@@ -752,9 +785,6 @@ func started(p *corev1.Pod) bool {
 func cannotRun(p *corev1.Pod) string {
 	if p.Status.Phase == corev1.PodFailed && !started(p) {
 		return reason(p.Status.Reason, p.Status.Message, "the Pod failed")
-	}
-	if p.DeletionTimestamp != nil && !started(p) {
-		return "the Pod was deleted before it started"
 	}
 	all := append(append([]corev1.ContainerStatus{}, p.Status.InitContainerStatuses...), p.Status.ContainerStatuses...)
 	for _, s := range all {
@@ -869,7 +899,9 @@ func (c *Cluster) deleteJob(ctx context.Context, name string) error {
 func (c *Cluster) jobNamed(name string) cache.ListerWatcher {
 	sel := fields.OneTermEqualSelector("metadata.name", name).String()
 	jobs := c.Client.BatchV1().Jobs(c.Namespace)
-	return &cache.ListWatch{
+	// Wrapped as client-go's informers wrap theirs: a client that cannot
+	// stream a watch's initial list (client-go's fake, in tests) is listed.
+	return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = sel
 			return jobs.List(ctx, o)
@@ -878,7 +910,7 @@ func (c *Cluster) jobNamed(name string) cache.ListerWatcher {
 			o.FieldSelector = sel
 			return jobs.Watch(ctx, o)
 		},
-	}
+	}, c.Client)
 }
 
 // Cleanup's patience: how long past its deletion's deadline a Pod may

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/judge/trials"
@@ -188,5 +190,102 @@ func TestUnattended(t *testing.T) {
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: taintEvicted}}
 	if !unattended(p, at.Add(-time.Minute)) {
 		t.Error("a Pod its node's taint evicted")
+	}
+}
+
+// A Pod taken away before its tool started (its node's taint evicted it
+// while it was Pending, or it was deleted at once) is a lost attempt, and
+// the Job's next Pod is followed; a Pod that cannot run (its image) is
+// not run; a Pod whose tool runs has started. Against client-go's fake
+// clientset, whose watch delivers each change as the API server would.
+func TestLostBeforeStart(t *testing.T) {
+	const job = "trial-r1-x-01"
+	lbl := map[string]string{LabelJob: job}
+	pod := func(name string, statuses ...corev1.ContainerStatus) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name), Labels: lbl},
+			Spec: corev1.PodSpec{NodeName: "worker-1"}, Status: corev1.PodStatus{Phase: corev1.PodPending, ContainerStatuses: statuses}}
+	}
+	running := corev1.ContainerStatus{Name: toolName, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+	pullErr := corev1.ContainerStatus{Name: toolName, Image: "x:1", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull"}}}
+
+	client := fake.NewClientset()
+	c := &Cluster{Client: client, Namespace: "ns", StartTimeout: 20 * time.Second}
+	pods := client.CoreV1().Pods("ns")
+	ctx := t.Context()
+	type result struct {
+		pod       *corev1.Pod
+		lost, why string
+	}
+	wait := func(next bool, seen map[types.UID]bool, change func()) result {
+		t.Helper()
+		done := make(chan result, 1)
+		go func() {
+			var r result
+			if next {
+				r.pod, r.lost, r.why = c.nextAttempt(ctx, job, seen)
+			} else {
+				r.pod, r.lost, r.why = c.waitStarted(ctx, job, seen)
+			}
+			done <- r
+		}()
+		time.Sleep(200 * time.Millisecond) // the watch is up
+		change()
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(15 * time.Second):
+			t.Fatal("no answer within 15 s")
+			return result{}
+		}
+	}
+	create := func(p *corev1.Pod) {
+		if _, err := pods.Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Evicted by its node's taint while Pending: lost, with Kubernetes' words.
+	seen := map[types.UID]bool{}
+	create(pod("p1"))
+	r := wait(false, seen, func() {
+		p := pod("p1")
+		now := metav1.Now()
+		p.DeletionTimestamp = &now
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: taintEvicted,
+			Message: "Taint manager: deleting due to NoExecute taint"}}
+		if _, err := pods.Update(ctx, p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if r.pod == nil || r.pod.Name != "p1" || r.why != "" || r.lost != "before it started: DeletionByTaintManager: Taint manager: deleting due to NoExecute taint" {
+		t.Errorf("evicted before it started: %+v", r)
+	}
+	seen["p1"] = true
+
+	// The Job's next Pod, deleted at once (a forced deletion) before it
+	// started: lost too.
+	r = wait(true, seen, func() {
+		create(pod("p2"))
+		time.Sleep(200 * time.Millisecond)
+		if err := pods.Delete(ctx, "p2", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if r.pod == nil || r.pod.Name != "p2" || r.lost != "before it started: the Pod was deleted" {
+		t.Errorf("deleted before it started: %+v", r)
+	}
+	seen["p2"] = true
+
+	// The next one runs its tool: started, neither lost nor not run.
+	r = wait(true, seen, func() { create(pod("p3", running)) })
+	if r.pod == nil || r.pod.Name != "p3" || r.lost != "" || r.why != "" {
+		t.Errorf("started: %+v", r)
+	}
+	seen["p3"] = true
+
+	// A Pod that cannot run is not run, not lost: a retry would meet it again.
+	r = wait(true, seen, func() { create(pod("p4", pullErr)) })
+	if r.pod == nil || r.lost != "" || r.why != "container tool (x:1): ErrImagePull" {
+		t.Errorf("its image: %+v", r)
 	}
 }
