@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -369,7 +371,9 @@ func kubeTrialsOnLostNode(t *testing.T, node kubeNode, client *http.Client, tag 
 	lostPods := strings.Fields(node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/run="+run,
 		"--field-selector", "spec.nodeName="+lost, "-o", "jsonpath={.items[*].metadata.name}"))
 	t.Logf("trials on %s after %s: %v", lost, time.Since(start).Round(time.Second), lostPods)
+	pending := trialPendingOn(t, node, runnerBin, dir, tag, lost)
 	kubeNodeLost(t, node, client, lost)
+	pending.lost()
 
 	select {
 	case err := <-exited:
@@ -433,6 +437,126 @@ func kubeTrialsOnLostNode(t *testing.T, node kubeNode, client *http.Client, tag 
 	}
 	kubeLostOnPage(t, runnerBin, out, lost)
 	leftBy(t, node, run, "after a node was lost under it")
+	pending.check(t, node, lost)
+}
+
+// pendingTrial is a campaign of one reference trial whose Pod was bound to
+// a worker, and had not started, when the worker was lost.
+type pendingTrial struct {
+	said     *syncLog
+	out, run string
+	pod      string
+	exited   chan error
+	lost     func() // the worker is lost: its containerd is no more
+}
+
+// trialPendingOn starts a campaign of one reference trial (retries 2)
+// whose Pod is bound to worker and held there before it starts: the
+// worker's containerd is stopped (SIGSTOP, as on a node that is dying, so
+// that its kubelet makes nothing of the Pod), and the other nodes are
+// cordoned until the scheduler has bound the Pod to it.
+func trialPendingOn(t *testing.T, node kubeNode, runnerBin, dir, tag, worker string) *pendingTrial {
+	t.Helper()
+	p := &pendingTrial{out: filepath.Join(dir, "pending"), exited: make(chan error, 1)}
+	pid, err := strconv.Atoi(readPid(t, filepath.Join(kubeNodeRoot, "nodes", worker, "pids", "containerd")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("stopping %s's containerd: %v", worker, err)
+	}
+	// Let go again if the test ends before the worker is lost (then the
+	// PID is no longer the containerd's: nothing to do).
+	var once sync.Once
+	p.lost = func() { once.Do(func() {}) }
+	t.Cleanup(func() { once.Do(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) })
+	var others []string
+	for _, n := range clusterNodes {
+		if n != worker {
+			others = append(others, n)
+		}
+	}
+	node.kubectl(t, nil, append([]string{"cordon"}, others...)...)
+	uncordon := sync.OnceFunc(func() { node.kubectl(t, nil, append([]string{"uncordon"}, others...)...) })
+	t.Cleanup(uncordon)
+
+	file := filepath.Join(dir, "pending.yaml")
+	writeFile(t, file, replayExperiment(tag, "trials: 1\nbudget: 1m\nretries: 2\n", [2]string{"quick", ""}))
+	cmd, said := startTrials(t, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeNodeRoot+"/admin.kubeconfig",
+		"-namespace", trialsNS, "-parallel", "1", "-out", p.out)
+	p.said = said
+	go func() { p.exited <- cmd.Wait() }()
+	p.run = waitRun(t, said)
+	var phase string
+	for deadline := time.Now().Add(2 * time.Minute); p.pod == ""; time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pending trial's Pod not bound to %s within 2 minutes:\n%s\n%s", worker, said.String(),
+				node.kubectlIn(t, trialsNS, nil, "get", "pods", "-o", "wide"))
+		}
+		f := strings.Fields(node.kubectlIn(t, trialsNS, nil, "get", "pods", "-l", "trials.defect-showcase.org/run="+p.run,
+			"-o", `jsonpath={range .items[*]}{.metadata.name} {.spec.nodeName} {.status.phase}{"\n"}{end}`))
+		if len(f) == 3 && f[1] == worker {
+			p.pod, phase = f[0], f[2]
+		}
+	}
+	uncordon()
+	// Held: a few seconds on, its tool has still not started.
+	time.Sleep(3 * time.Second)
+	state := node.kubectlIn(t, trialsNS, nil, "get", "pod", p.pod, "-o", `jsonpath={.status.phase} {.status.containerStatuses[?(@.name=="tool")].state}`)
+	if phase != "Pending" || !strings.HasPrefix(state, "Pending") || strings.Contains(state, "running") || strings.Contains(state, "terminated") {
+		t.Fatalf("the pending trial's Pod %s on %s: %s, then %q; want Pending, its tool not started", p.pod, worker, phase, state)
+	}
+	t.Logf("the pending trial's Pod %s is bound to %s, Pending, its tool not started", p.pod, worker)
+	return p
+}
+
+// check: the pending trial's campaign ends of itself; its one trial ran,
+// scored from its second attempt on another node, detecting what the
+// reference detects on an idle node (all ten); its first attempt is
+// listed lost on the lost worker, before it started, in Kubernetes'
+// words, with no start and nothing kept of it; and nothing of the run is
+// left.
+func (p *pendingTrial) check(t *testing.T, node kubeNode, lost string) {
+	t.Helper()
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			t.Fatalf("showcase-trials of the pending trial: %v\n%s", err, p.said.String())
+		}
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("the pending trial's campaign did not end:\n%s", p.said.String())
+	}
+	ts := loadTrials(t, p.out)
+	if len(ts) != 1 {
+		t.Fatalf("%d trials, want 1:\n%s", len(ts), p.said.String())
+	}
+	kt := ts[0]
+	if !kt.Ran() || len(kt.Attempts) != 2 {
+		t.Fatalf("the pending trial: not run %q, attempts %+v\n%s", kt.NotRun, kt.Attempts, p.said.String())
+	}
+	first, last := kt.Attempts[0], kt.Attempts[1]
+	if first.Ended != trials.AttemptLost || first.Node != lost || first.Pod != p.pod || first.Start != nil ||
+		!strings.HasPrefix(first.Why, "before it started: DeletionByTaintManager") {
+		t.Errorf("its first attempt: %+v; want lost on %s, Pod %s, before it started (its node's taint)", first, lost, p.pod)
+	}
+	if last.Ended != trials.AttemptRan || last.Node == lost || last.Node != kt.Node || last.Pod != kt.Pod || last.Pod == p.pod {
+		t.Errorf("its second attempt: %+v; recorded on node %s, Pod %s", last, kt.Node, kt.Pod)
+	}
+	if got := detectedIDs(kt); len(got) != len(catalogue.Defects) {
+		t.Errorf("run again on %s, it detected %v; want all ten, as on an idle node", kt.Node, got)
+	}
+	if _, err := os.Stat(filepath.Join(p.out, kt.Dir, "attempts")); err == nil {
+		t.Errorf("an attempt that never started left logs in attempts/")
+	}
+	if !strings.Contains(p.said.String(), "attempt 1 lost on node "+lost+": before it started: ") {
+		t.Errorf("the runner did not say the attempt was lost before it started:\n%s", p.said.String())
+	}
+	md, err := os.ReadFile(filepath.Join(p.out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "attempt 1 was lost on node "+lost+", and is not scored") {
+		t.Errorf("report.md does not name the lost attempt (%v)", err)
+	}
+	t.Logf("the pending trial: attempt 1 %s on %s, attempt 2 ran on %s", first.Why, first.Node, last.Node)
+	leftBy(t, node, p.run, "after its node was lost before it started")
 }
 
 // kubeRunnerResumed: a campaign of three tools, two trials each, three at
@@ -666,6 +790,41 @@ func kubeCampaignSpread(t *testing.T, node kubeNode, tag string) {
 	leftBy(t, node, runOf(t, said), "")
 }
 
+// kubeHostsReach: from each node's host (its network namespace, where an
+// operator's curl or a hostNetwork Pod runs), the gateway's Service
+// answers 20 of 20 requests, each on a connection of its own (so kube-proxy
+// spreads them over the replicas, on every node), and so does each gateway
+// Pod on every other node: a Pod's answer crosses the fence back to the
+// other node's address. (Before the requests are counted: the caller resets
+// the deployment after.)
+func kubeHostsReach(t *testing.T, node kubeNode, gateways []corev1.Pod) {
+	curl := requireTool(t, "curl")
+	svc := strings.TrimSpace(node.kubectl(t, nil, "get", "service", "gateway", "-o", "jsonpath={.spec.clusterIP}"))
+	const tries = 20
+	answered := func(on, addr string) (int, string) {
+		args := []string{"on", on, curl, "-s", "-H", "Connection: close", "--connect-timeout", "2", "-m", "5", "-w", "%{http_code}\n"}
+		for range tries {
+			args = append(args, "-o", "/dev/null", "http://"+addr+":8080/openapi.yaml")
+		}
+		// curl's status is the last transfer's: the count says it all.
+		out, _ := exec.Command("../scripts/kube-node.sh", args...).CombinedOutput()
+		return strings.Count(string(out), "200\n"), strings.Join(strings.Fields(string(out)), " ")
+	}
+	for _, on := range clusterNodes {
+		if got, out := answered(on, svc); got != tries {
+			t.Errorf("from %s's host, the gateway's Service (%s) answered %d of %d: %s", on, svc, got, tries, out)
+		}
+		for _, p := range gateways {
+			if p.Spec.NodeName == on {
+				continue
+			}
+			if got, out := answered(on, p.Status.PodIP); got != tries {
+				t.Errorf("from %s's host, gateway Pod %s on %s (%s) answered %d of %d: %s", on, p.Name, p.Spec.NodeName, p.Status.PodIP, got, tries, out)
+			}
+		}
+	}
+}
+
 // getJSONAt sends method url and decodes a 200's body into v; it returns
 // the status and the body.
 func getJSONAt(t *testing.T, client *http.Client, method, url string, v any) (int, string) {
@@ -740,6 +899,7 @@ func kubeReplicasAsOne(t *testing.T, node kubeNode, client *http.Client) {
 	if len(on) != 3 {
 		t.Errorf("three gateway replicas on %d nodes: %v", len(on), on)
 	}
+	t.Run("every node's host reaches the Service and every gateway Pod", func(t *testing.T) { kubeHostsReach(t, node, pods) })
 
 	var reset struct {
 		Replicas []string `json:"replicas"`
