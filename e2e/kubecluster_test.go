@@ -373,7 +373,7 @@ func kubeTrialsOnLostNode(t *testing.T, node kubeNode, client *http.Client, tag 
 	t.Logf("trials on %s after %s: %v", lost, time.Since(start).Round(time.Second), lostPods)
 	pending := trialPendingOn(t, node, runnerBin, dir, tag, lost)
 	kubeNodeLost(t, node, client, lost)
-	pending.workerLost()
+	pending.workerGone = true
 
 	select {
 	case err := <-exited:
@@ -447,7 +447,7 @@ type pendingTrial struct {
 	out, run   string
 	pod        string
 	exited     chan error
-	workerLost func() // says the worker is lost: its containerd is no more, nothing to let go
+	workerGone bool // the worker is lost: its containerd is no more, nothing to let go
 }
 
 // trialPendingOn starts a campaign of one reference trial (retries 2)
@@ -467,9 +467,11 @@ func trialPendingOn(t *testing.T, node kubeNode, runnerBin, dir, tag, worker str
 	}
 	// Let go again if the test ends before the worker is lost (then the
 	// PID is no longer the containerd's: nothing to do).
-	var once sync.Once
-	p.workerLost = func() { once.Do(func() {}) }
-	t.Cleanup(func() { once.Do(func() { _ = syscall.Kill(pid, syscall.SIGCONT) }) })
+	t.Cleanup(func() {
+		if !p.workerGone {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	})
 	var others []string
 	for _, n := range clusterNodes {
 		if n != worker {

@@ -216,8 +216,28 @@ func TestLostBeforeStart(t *testing.T) {
 		pod       *corev1.Pod
 		lost, why string
 	}
+	// watches is how many watches of Pods the client has been asked for.
+	watches := func() int {
+		n := 0
+		for _, a := range client.Actions() {
+			if a.GetVerb() == "watch" && a.GetResource().Resource == "pods" {
+				n++
+			}
+		}
+		return n
+	}
+	// watching waits until n more watches of Pods than before are up.
+	watching := func(before, n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); watches() < before+n; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d watches of Pods, want %d", watches()-before, n)
+			}
+		}
+	}
 	wait := func(next bool, seen map[types.UID]bool, change func()) result {
 		t.Helper()
+		before := watches()
 		done := make(chan result, 1)
 		go func() {
 			var r result
@@ -228,7 +248,7 @@ func TestLostBeforeStart(t *testing.T) {
 			}
 			done <- r
 		}()
-		time.Sleep(200 * time.Millisecond) // the watch is up
+		watching(before, 1) // waitStarted's, or nextAttempt's for the next Pod
 		change()
 		select {
 		case r := <-done:
@@ -265,8 +285,9 @@ func TestLostBeforeStart(t *testing.T) {
 	// The Job's next Pod, deleted at once (a forced deletion) before it
 	// started: lost too.
 	r = wait(true, seen, func() {
+		before := watches()
 		create(pod("p2"))
-		time.Sleep(200 * time.Millisecond)
+		watching(before, 1) // waitStarted's, which has listed p2
 		if err := pods.Delete(ctx, "p2", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
