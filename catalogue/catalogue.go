@@ -112,13 +112,21 @@ type Defect struct {
 	// switched off ("" when it needs nothing); the changes themselves are
 	// in corrections.yaml.
 	Correction string
+	// Operator, Condition and Depth are a contract mutant's (mutants.go);
+	// empty for the ten.
+	Operator, Condition string
+	Depth               int
 }
+
+// IsMutant reports whether the defect is a contract mutant.
+func (d Defect) IsMutant() bool { return d.Operator != "" }
 
 // Trigger is a request to a defect's endpoint and what it gets, with the
 // defect active and switched off.
 type Trigger struct {
 	Query     string // appended to the path: "" or "?name=value..."
 	Body      string // for a POST: JSON, sent as application/json
+	Header    string // a header to send, "Name: value"; "" for none
 	Status    int
 	Shows     string // what to look at in the answer
 	OffStatus int
@@ -270,8 +278,15 @@ func EndpointsOf(category string) []Endpoint {
 	return eps
 }
 
-// EndpointOf returns the endpoint a defect is planted in.
+// EndpointOf returns the endpoint a defect (or a mutant) is planted in.
 func EndpointOf(id ID) Endpoint {
+	if IsMutantID(id) {
+		m, err := MutantOf(id)
+		if err != nil {
+			panic("catalogue: " + err.Error())
+		}
+		return m.Endpoint()
+	}
 	for _, e := range Endpoints {
 		if e.Defect == id {
 			return e
@@ -280,8 +295,15 @@ func EndpointOf(id ID) Endpoint {
 	panic(fmt.Sprintf("catalogue: unknown defect %q", id))
 }
 
-// DefectOf returns the defect with that ID.
+// DefectOf returns the defect (or the mutant) with that ID.
 func DefectOf(id ID) Defect {
+	if IsMutantID(id) {
+		m, err := MutantOf(id)
+		if err != nil {
+			panic("catalogue: " + err.Error())
+		}
+		return m.Defect()
+	}
 	for _, d := range Defects {
 		if d.ID == id {
 			return d
@@ -291,4 +313,4 @@ func DefectOf(id ID) Defect {
 }
 
 // Target is the trigger's request target on its defect's endpoint.
-func (d Defect) Target(t Trigger) string { return EndpointOf(d.ID).Path + t.Query }
+func (d Defect) Target(t Trigger) string { return Endpoints[d.Endpoint-1].Path + t.Query }

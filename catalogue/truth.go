@@ -1,6 +1,9 @@
 package catalogue
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Version is the version of the ground truth: its format and its facts. It
 // grows whenever either changes, so a scorer can tell which catalogue a
@@ -9,7 +12,9 @@ import "time"
 // same without them. Version 4 added the requests of each operation that
 // got no answer (Reached.NoAnswer: before it, they were counted as 4xx),
 // and each defect's WFC and OWASP codes, which came under version 3.
-const Version = 4
+// Version 5 added contract mutants (a setting mutants:SEED[:N], entries
+// with an operator, a condition and a depth, and triggers with headers).
+const Version = 5
 
 // Truth is the ground truth of one instance: every planted defect, where it
 // is, how it shows, what detects it, and whether this instance has it
@@ -17,7 +22,7 @@ const Version = 4
 // each defect's exposure in that instance; written as a file it has none.
 type Truth struct {
 	Version int    `json:"version"`
-	Setting string `json:"setting"` // DEFECTS as the instance read it: all, none or a list
+	Setting string `json:"setting"` // DEFECTS as the instance read it: all, none, a list, or mutants:SEED[:N]
 	Active  []ID   `json:"active"`
 	Off     []ID   `json:"off"`
 	// ExposureSince is when the instance began counting exposure: its start
@@ -40,6 +45,12 @@ type TruthEntry struct {
 	Category  string    `json:"category"`
 	Endpoint  string    `json:"endpoint"` // the operation's path
 	Operation Operation `json:"operation"`
+	// Operator, Condition and Depth are a contract mutant's: the operator
+	// applied, the condition on the request and its depth (0: every
+	// request, 1: a class of input, 2: a narrow one). Absent for the ten.
+	Operator  string    `json:"operator,omitempty"`
+	Condition string    `json:"condition,omitempty"`
+	Depth     *int      `json:"depth,omitempty"`
 	Title     string    `json:"title"`
 	Symptom   string    `json:"symptom"`
 	Triggers  []Request `json:"triggers"`
@@ -131,25 +142,32 @@ type Request struct {
 	Method      string `json:"method"`
 	Target      string `json:"target"` // path and query
 	ContentType string `json:"content_type,omitempty"`
-	Body        string `json:"body,omitempty"`
-	Status      int    `json:"status"` // with the defect active
-	Shows       string `json:"shows"`
-	OffStatus   int    `json:"off_status"` // with it switched off
-	OffShows    string `json:"off_shows"`
+	// Headers are further headers to send (a key, an Accept).
+	Headers   map[string]string `json:"headers,omitempty"`
+	Body      string            `json:"body,omitempty"`
+	Status    int               `json:"status"` // with the defect active
+	Shows     string            `json:"shows"`
+	OffStatus int               `json:"off_status"` // with it switched off
+	OffShows  string            `json:"off_shows"`
 }
 
 // GroundTruth is the ground truth of an instance with the given defects
 // active.
 func GroundTruth(active Set) Truth {
 	t := Truth{Version: Version, Setting: active.String(), Active: active.ActiveIDs(), Off: []ID{}}
-	for _, d := range Defects {
-		e := EndpointOf(d.ID)
-		on := active.Active(d.ID)
+	for _, d := range active.Defects() {
+		e := Endpoints[d.Endpoint-1]
+		on := d.IsMutant() || active.Active(d.ID)
 		if !on {
 			t.Off = append(t.Off, d.ID)
 		}
 		entry := TruthEntry{ID: d.ID, Category: e.Category, Endpoint: e.Path, Operation: Operation{e.Method, e.Path},
-			Title: d.Title, Symptom: d.Symptom, DetectedBy: d.Classes, Faces: d.Faces, TriggeredWhen: d.TriggeredWhen, Active: on}
+			Title: d.Title, Symptom: d.Symptom, DetectedBy: d.Classes, Faces: d.Faces, TriggeredWhen: d.TriggeredWhen, Active: on,
+			Operator: d.Operator, Condition: d.Condition}
+		if d.IsMutant() {
+			depth := d.Depth
+			entry.Depth = &depth
+		}
 		if entry.Faces == nil {
 			entry.Faces = []Class{}
 		}
@@ -163,6 +181,9 @@ func GroundTruth(active Set) Truth {
 				Status: tr.Status, Shows: tr.Shows, OffStatus: tr.OffStatus, OffShows: tr.OffShows}
 			if tr.Body != "" {
 				r.ContentType = "application/json"
+			}
+			if name, value, ok := strings.Cut(tr.Header, ":"); ok {
+				r.Headers = map[string]string{name: strings.TrimSpace(value)}
 			}
 			entry.Triggers = append(entry.Triggers, r)
 		}

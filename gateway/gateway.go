@@ -61,6 +61,7 @@ type Gateway struct {
 	own       http.Handler // the pages, the contract and unknown paths, logged and measured as the gateway's
 	reach     *reachLog    // the requests each operation received
 	cov       *coverageLog // what they covered of the contract
+	mut       *mutants     // the contract mutants planted; nil without a mutant set
 }
 
 type row struct {
@@ -87,7 +88,7 @@ func New(handlers map[string]Handler, served *contract.Contract, publicURL strin
 	if err != nil {
 		return nil, fmt.Errorf("coverage: %w", err)
 	}
-	g := &Gateway{contract: views, publicURL: publicURL, site: site, reach: newReachLog(), cov: newCoverageLog(model)}
+	g := &Gateway{contract: views, publicURL: publicURL, site: site, reach: newReachLog(), cov: newCoverageLog(model), mut: newMutants(active, in)}
 	for _, c := range catalogue.Categories {
 		h, ok := handlers[c.Name]
 		if !ok {
@@ -122,7 +123,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			} else {
 				g.cov.undeclaredPaths.Add(1)
 			}
-			rw.handler.ServeHTTP(w, r)
+			if ms := g.mutantsFor(reached, path); ms != nil {
+				g.mut.serve(w, r, ms, rw.handler)
+			} else {
+				rw.handler.ServeHTTP(w, r)
+			}
 			if reached != nil {
 				reached.done()
 			}
@@ -131,6 +136,16 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	g.cov.undeclaredPaths.Add(1)
 	g.own.ServeHTTP(w, r)
+}
+
+// mutantsFor are the mutants planted on the operation a request with its
+// method reached; nil for any other request, and always without a mutant
+// set.
+func (g *Gateway) mutantsFor(reached *reachWriter, path string) []catalogue.Mutant {
+	if g.mut == nil || reached == nil || !reached.own {
+		return nil
+	}
+	return g.mut.byPath[path]
 }
 
 // ownRoute is the route label of what the gateway answers itself.

@@ -80,6 +80,10 @@ func (c *Contract) For(set catalogue.Set) (*Contract, error) {
 // every defect is active.
 func description(set catalogue.Set) string {
 	const what = "A target for automated API testing: ten endpoints in four categories (security, internal server errors, response conformance, performance). "
+	if set.IsMutants() {
+		// Never the seed: it names the set, and the contract is the tool's.
+		return what + "This instance runs with the ten planted defects switched off and contract mutants planted in their place, drawn from a seed: which ones is the answer key's, on the instance's admin port."
+	}
 	if set == catalogue.None() {
 		return what + "This instance runs with every planted defect switched off (DEFECTS=none): each endpoint does what this contract says, and a precise tool finds nothing."
 	}

@@ -342,6 +342,9 @@ func activeText(active catalogue.Set) string {
 	switch {
 	case active.IsAll():
 		return "All ten planted defects are active (DEFECTS=all, the default)."
+	case active.IsMutants():
+		// Never the seed: it names the set, and this page is the tool's.
+		return "The ten planted defects are switched off, and contract mutants drawn from a seed are planted in their place: which ones is for the answer key on the admin port (docs/mutants.md)."
 	case active == catalogue.None():
 		return "Every planted defect is switched off (DEFECTS=none): this instance keeps its contract, and a tool should find nothing."
 	}
