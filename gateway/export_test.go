@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/platform/observe"
 )
 
 // ResolvePeers makes the peers' name resolve to ips for the rest of the
@@ -22,4 +25,18 @@ func WaitMutantsWith(t testing.TB, wait func(r *http.Request, d time.Duration) b
 	old := mutantWait
 	mutantWait = wait
 	t.Cleanup(func() { mutantWait = old })
+}
+
+// MutantLayer is the gateway's mutant layer for set in front of next,
+// alone: it waits with wait, and counts on in.
+func MutantLayer(set catalogue.Set, next http.Handler, in *observe.Instruments, wait func(r *http.Request, d time.Duration) bool) http.Handler {
+	l := newMutants(set, in)
+	l.wait = wait
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ms := l.byPath[r.URL.Path]; ms != nil && r.Method == ms[0].Endpoint().Method {
+			l.serve(w, r, ms, next)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
