@@ -25,6 +25,17 @@ func (m Mutant) ID() ID {
 // Endpoint is the operation it is planted on.
 func (m Mutant) Endpoint() Endpoint { return m.op.endpoint() }
 
+// faces are the further findings that are the mutant seen from another
+// side: its operator's, and, for a 500 where the operation declares none,
+// the undeclared status.
+func (m Mutant) faces() []Class {
+	fs := slices.Clone(m.Operator.Faces)
+	if slices.Contains(m.Operator.Classes, ServerError) && !m.op.defaultResponse && !m.op.declares500 {
+		fs = append(fs, UndocumentedStatus)
+	}
+	return fs
+}
+
 // Condition is its condition's name; Depth its depth (DepthEvery,
 // DepthClass, DepthNarrow).
 func (m Mutant) Condition() string { return m.cond.name }
@@ -70,7 +81,7 @@ func (m Mutant) Defect() Defect {
 	}
 	return Defect{ID: m.ID(), Endpoint: e.N, Title: title,
 		Symptom:  fmt.Sprintf("%s %s, %s.", e.Method+" "+e.Path, o.Summary, m.cond.says),
-		Triggers: m.triggers(), Classes: o.Classes, Faces: o.Faces, CWE: o.CWE, WFC: o.WFC, OWASP: o.OWASP, CodesNote: o.CodesNote,
+		Triggers: m.triggers(), Classes: o.Classes, Faces: m.faces(), CWE: o.CWE, WFC: o.WFC, OWASP: o.OWASP, CodesNote: o.CodesNote,
 		TriggeredWhen: fmt.Sprintf("a request it applies to (%s) whose conformant answer it changes", m.cond.says),
 		Off:           "the conformant answer of DEFECTS=none",
 		Operator:      o.Name, Condition: m.cond.name, Depth: m.cond.depth}
@@ -146,9 +157,9 @@ func fitTogether(a, b Mutant) bool {
 	if a.cond == b.cond || a.op.overlap(a.cond, b.cond) {
 		return false
 	}
-	for _, cs := range [][]Class{a.Operator.Classes, a.Operator.Faces} {
+	for _, cs := range [][]Class{a.Operator.Classes, a.faces()} {
 		for _, c := range cs {
-			if slices.Contains(b.Operator.Classes, c) || slices.Contains(b.Operator.Faces, c) {
+			if slices.Contains(b.Operator.Classes, c) || slices.Contains(b.faces(), c) {
 				return false
 			}
 		}

@@ -49,6 +49,7 @@ type mutantOp struct {
 	input           bool // it takes input (parameters or a body)
 	auth            bool // the corrected contract requires the key
 	defaultResponse bool // it declares a default response: no status is undeclared
+	declares500     bool // it declares a 500
 	successStyle    bool // its errors are {"success":false,"error":…}
 	// required names the required property of the answer of each status
 	// (0: of every status).
@@ -309,7 +310,7 @@ var mutantOps = []*mutantOp{
 				examples: []example{{body: `{"number":"0"}`, status: 200, answer: validLuhn, note: "0 passes the Luhn check"}}},
 		},
 		probes: []example{{body: `{"number":"١٢"}`}}},
-	{n: 3, input: true, successStyle: true, success: stored,
+	{n: 3, input: true, declares500: true, successStyle: true, success: stored,
 		conditions: []condition{
 			every(example{body: `{"text":"hello"}`, status: 200, answer: stored, note: "the text is stored"},
 				example{body: `{"text":5}`, status: 400, answer: notAString, note: "text must be a string"}),
@@ -350,7 +351,7 @@ var mutantOps = []*mutantOp{
 		},
 		probes: []example{{body: `{"text":"","note":"x"}`}, {body: `{"text":5,"note":"x"}`}, {body: `{"text":"   ","note":"x"}`},
 			{body: `{"text":"` + longText + `","note":"x"}`}, {body: `{"text":"` + boundText + `","note":"x"}`}, {body: `{"text":"` + strings.Repeat(" ", maxStoredText) + `"}`}}},
-	{n: 4, input: true, successStyle: true, success: stored,
+	{n: 4, input: true, declares500: true, successStyle: true, success: stored,
 		conditions: []condition{
 			every(example{body: `{"text":"hello"}`, status: 200, answer: stored, note: "the text is encoded"},
 				example{body: `{}`, status: 400, answer: `{"success":false,"error":"Missing text"}`, note: "the text is missing"}),

@@ -164,10 +164,10 @@ func AnswerKey(active catalogue.Set, opt Options) Report {
 	for _, e := range catalogue.Endpoints {
 		rest.EndpointIDs = append(rest.EndpointIDs, OperationID(e.Method, e.Path))
 	}
-	for _, d := range catalogue.Defects {
-		e := catalogue.EndpointOf(d.ID)
+	for _, d := range active.Defects() {
+		e := catalogue.Endpoints[d.Endpoint-1]
 		op := OperationID(e.Method, e.Path)
-		on := active.Active(d.ID)
+		on := d.IsMutant() || active.Active(d.ID)
 		for i, t := range d.Triggers {
 			id := fmt.Sprintf("%s/%d", d.ID, i+1)
 			status := t.OffStatus
@@ -189,6 +189,12 @@ func AnswerKey(active catalogue.Set, opt Options) Report {
 				continue
 			}
 			ctx := fmt.Sprintf("%s (%s %s)", contextOf(d, code), d.ID, d.Title)
+			if d.IsMutant() {
+				// Its ID and title name its operation, whose path may hold
+				// words (status) that the reader of an F101's context
+				// takes for its class.
+				ctx = fmt.Sprintf("%s (mutant %s, condition %s)", contextOf(d, code), d.Operator, d.Condition)
+			}
 			fault.FaultCategories = append(fault.FaultCategories, FaultCategory{Code: code, Context: &ctx})
 		}
 		switch {

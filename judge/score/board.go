@@ -135,7 +135,8 @@ func (b Scoreboard) verdicts(markdown bool) table {
 			tool = md(tool)
 		}
 		row := []string{tool, sc.Setting}
-		for _, d := range sc.Defects {
+		// The ten's columns; a mutant set's mutants are in its counts.
+		for _, d := range sc.Defects[:len(catalogue.Defects)] {
 			row = append(row, mark(d, sc.NotRun != ""))
 		}
 		r, u, fp, e := boardCounts(sc)
@@ -228,7 +229,7 @@ func (b Scoreboard) writeSVG(w io.Writer) error {
 		y := top + float64(r)*(tileH+gap)
 		fmt.Fprintf(&s, `<text x="24" y="%.0f" font-size="14" fill="#222">%s</text>`, y+18, esc(sc.Tool))
 		fmt.Fprintf(&s, `<text x="24" y="%.0f" font-size="11" fill="#666">%s</text>`, y+33, esc("DEFECTS="+sc.Setting+boardNote(sc)))
-		for i, d := range sc.Defects {
+		for i, d := range sc.Defects[:len(catalogue.Defects)] {
 			x := left + float64(i)*(tileW+gap)
 			colour := verdictColour[d.Verdict()]
 			if sc.NotRun != "" && d.Active {

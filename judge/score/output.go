@@ -160,9 +160,10 @@ func writeSARIF(w io.Writer, cards []Scorecard) error {
 			props.Add(kv[0], kv[1])
 		}
 		run.WithProperties(props)
-		for _, d := range catalogue.Defects {
+		for _, ds := range sc.Defects {
+			d := catalogue.DefectOf(ds.ID)
 			props := sarif.NewPropertyBag()
-			tags := []string{catalogue.EndpointOf(d.ID).Category}
+			tags := []string{ds.Category}
 			for _, kv := range codes(d.ID) {
 				props.Add(kv[0], kv[1])
 				switch kv[0] {

@@ -40,7 +40,9 @@ type Reach struct {
 	Missed []catalogue.ID `json:"missed"`
 }
 
-// reachOf is inst's reach; nil when the instance did not count it.
+// reachOf is inst's reach; nil when the instance did not count it. Each
+// of the ten's entries counts its operation; a mutant set's mutants are
+// missed when theirs was never reached.
 func reachOf(inst *Instance) *Reach {
 	if inst == nil || inst.Reached == nil {
 		return nil
@@ -49,8 +51,13 @@ func reachOf(inst *Instance) *Reach {
 	for _, d := range catalogue.Defects {
 		if inst.Reached[d.ID] > 0 {
 			r.Operations++
-		} else {
+		} else if !inst.Active.IsMutants() {
 			r.Missed = append(r.Missed, d.ID)
+		}
+	}
+	for _, m := range inst.Active.Mutants() {
+		if inst.Reached[catalogue.Endpoints[m.Endpoint().N-1].Defect] == 0 {
+			r.Missed = append(r.Missed, m.ID())
 		}
 	}
 	return r
@@ -209,17 +216,20 @@ func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instanc
 		sc.BaselineTestedNothing = sc.BaselineReached != nil && sc.BaselineReached.Operations == 0
 	}
 	byID := map[catalogue.ID]*DefectScore{}
-	for _, d := range catalogue.Defects {
-		e := catalogue.EndpointOf(d.ID)
+	defects := inst.Active.Defects()
+	for _, d := range defects {
+		e := catalogue.Endpoints[d.Endpoint-1]
 		ds := DefectScore{ID: d.ID, Category: e.Category, Operation: Operation{e.Method, e.Path}, Title: d.Title,
-			Active: inst.Active.Active(d.ID), Findings: []Finding{}, Faces: []Finding{}}
+			Active: d.IsMutant() || inst.Active.Active(d.ID), Findings: []Finding{}, Faces: []Finding{}}
 		if inst.Exposure != nil {
 			n := inst.Exposure[d.ID]
 			exposed := n > 0
 			ds.Exposed, ds.Triggered = &exposed, &n
 		}
 		if inst.Reached != nil {
-			n := inst.Reached[d.ID]
+			// A mutant's operation is counted under the entry of the
+			// ten's defect there too.
+			n := inst.Reached[e.Defect]
 			ds.Reached = &n
 		}
 		sc.Defects = append(sc.Defects, ds)
@@ -228,23 +238,19 @@ func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instanc
 		byID[sc.Defects[i].ID] = &sc.Defects[i]
 	}
 	for _, f := range rep.Findings {
-		d, ok := defectAt(f.Operation)
-		if !ok || !inst.Active.Active(d.ID) {
-			sc.Unplanted = append(sc.Unplanted, f)
-			continue
-		}
-		ds := byID[d.ID]
+		d, face, ok := plantedFor(defects, sc.Defects, f)
 		switch {
-		case slices.Contains(d.Classes, f.Class) || (f.CWE != 0 && f.CWE == d.CWE):
+		case !ok:
+			sc.Unplanted = append(sc.Unplanted, f)
+		case face:
+			byID[d.ID].Faces = append(byID[d.ID].Faces, f)
+		default:
+			ds := byID[d.ID]
 			ds.Findings = append(ds.Findings, f)
 			ds.Reported = true
 			if f.At != nil && (ds.DetectedAt == nil || f.At.Before(*ds.DetectedAt)) {
 				ds.DetectedAt = f.At
 			}
-		case f.Class != "" && slices.Contains(d.Faces, f.Class):
-			ds.Faces = append(ds.Faces, f)
-		default:
-			sc.Unplanted = append(sc.Unplanted, f)
 		}
 	}
 	sc.OneRun = inst.OneRun
@@ -274,23 +280,25 @@ func ScoreAgainst(rep Report, inst Instance, baseline *Report, baseInst *Instanc
 	total := CategoryScore{Name: "all"}
 	for _, c := range catalogue.Categories {
 		cs := CategoryScore{Name: c.Name}
+		for _, e := range catalogue.EndpointsOf(c.Name) {
+			cs.Operations++
+			if falseAlarm[Operation{e.Method, e.Path}] {
+				cs.FalseAlarms++
+			}
+		}
 		for _, d := range sc.Defects {
 			if d.Category != c.Name {
 				continue
 			}
-			cs.Operations++
 			if d.Active {
 				cs.Active++
 			}
 			if d.Reported {
 				cs.Reported++
 			}
-			if falseAlarm[d.Operation] {
-				cs.FalseAlarms++
-			}
 		}
 		for _, f := range sc.Unplanted {
-			if d, ok := defectAt(f.Operation); ok && catalogue.EndpointOf(d.ID).Category == c.Name {
+			if e, ok := endpointAt(f.Operation); ok && e.Category == c.Name {
 				cs.Unplanted++
 			}
 		}
@@ -332,15 +340,36 @@ func rates(cs *CategoryScore, baseline bool) {
 	}
 }
 
-// defectAt is the defect planted in the operation, if it is one of the
-// contract's.
-func defectAt(op Operation) (catalogue.Defect, bool) {
+// endpointAt is the contract's operation op, if it is one.
+func endpointAt(op Operation) (catalogue.Endpoint, bool) {
 	for _, e := range catalogue.Endpoints {
 		if e.Method == op.Method && e.Path == op.Path {
-			return catalogue.DefectOf(e.Defect), true
+			return e, true
 		}
 	}
-	return catalogue.Defect{}, false
+	return catalogue.Endpoint{}, false
+}
+
+// plantedFor is the active defect a finding reports, among those planted
+// on its operation: one whose class (or CWE) it names, else one of whose
+// faces it is (face). An operation has one of the ten, or mutants that
+// no class of check shares, so a finding names at most one. ok is false
+// for an unplanted finding.
+func plantedFor(defects []catalogue.Defect, scores []DefectScore, f Finding) (d catalogue.Defect, face, ok bool) {
+	for _, faces := range []bool{false, true} {
+		for i, d := range defects {
+			if !scores[i].Active || scores[i].Operation != f.Operation {
+				continue
+			}
+			if !faces && (slices.Contains(d.Classes, f.Class) || (f.CWE != 0 && f.CWE == d.CWE)) {
+				return d, false, true
+			}
+			if faces && f.Class != "" && slices.Contains(d.Faces, f.Class) {
+				return d, true, true
+			}
+		}
+	}
+	return catalogue.Defect{}, false, false
 }
 
 // ParseExposure reads an instance from its ground truth (the admin

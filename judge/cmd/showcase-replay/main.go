@@ -17,6 +17,16 @@
 //	showcase-replay -base http://localhost:8080 -out report.csv           # every trigger, in order
 //	showcase-replay -base http://localhost:8080 -out report.csv -weak -seed 3
 //	showcase-replay -base http://localhost:8080 -format wfc -out report.json
+//	showcase-replay -base http://localhost:8080 -defects mutants:7 -out report.csv
+//
+// With -defects mutants:SEED[:N] it replays the triggers of the mutant set
+// the instance was started with, derived from the setting by the same code
+// that makes the ground truth (it is an oracle by design; a trial passes
+// it the instance's setting as {defects}). It then also knows, as a
+// schema-aware generator does, which of its requests the contract allows:
+// a 2xx to one it forbids is an accepted invalid request, a 400 to one it
+// allows a rejected valid one, and a 2xx to one without the right key an
+// authentication bypass.
 //
 // With -weak it is a deliberately weak tool: seeded by -seed, it sends
 // each defect's triggers only with probability -p (default 0.5), in a
@@ -32,11 +42,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"mime"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -71,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for one answer")
 	admin := fs.String("admin", "", "the instance's admin URL (http://localhost:9090): with -format wfc, the report's extra coverage is the API coverage the instance measured of the run")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	var defects catalogue.Set
+	fs.TextVar(&defects, "defects", catalogue.All(), "the instance's DEFECTS: with mutants:SEED[:N], replay that mutant set's triggers instead of the ten's")
 	check := fs.Bool("check", false, "fail (exit 2) unless every request was answered (the Helm chart's test: every endpoint reachable through its Service)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -110,6 +124,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	order := catalogue.Defects
+	if defects.IsMutants() {
+		order = defects.Defects()[len(catalogue.Defects):]
+	}
 	var rng *rand.Rand
 	if *weak {
 		rng = rand.New(rand.NewPCG(*seed, 0x5eed))
@@ -130,13 +147,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				}
 			}
 		}
-		e := catalogue.EndpointOf(def.ID)
+		e := catalogue.Endpoints[def.Endpoint-1]
 		for i, tr := range def.Triggers {
 			if ctx.Err() != nil {
 				return rep.flush() // stopped: what was found is written
 			}
 			test := fmt.Sprintf("%s/%d", def.ID, i+1)
-			ans, err := send(ctx, client, base2, e.Method, def.Target(tr), tr.Body)
+			ans, err := send(ctx, client, base2, e.Method, def.Target(tr), tr.Body, tr.Header)
 			sent++
 			if err != nil {
 				unanswered++
@@ -144,7 +161,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				rep.tested(test, e.Method, e.Path, def.Target(tr), 0)
 			} else {
 				rep.tested(test, e.Method, e.Path, def.Target(tr), ans.status)
-				for _, fd := range doc.check(e.Method, e.Path, ans) {
+				var oracle *catalogue.Trigger
+				if def.IsMutant() {
+					oracle = &tr
+				}
+				for _, fd := range doc.check(e.Method, e.Path, ans, oracle) {
 					rep.found(test, e.Method, e.Path, fd, ans.at)
 					found++
 				}
@@ -175,7 +196,7 @@ type answer struct {
 	at          time.Time // when the answer was complete
 }
 
-func send(ctx context.Context, client *http.Client, base, method, target, body string) (answer, error) {
+func send(ctx context.Context, client *http.Client, base, method, target, body, header string) (answer, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -186,6 +207,9 @@ func send(ctx context.Context, client *http.Client, base, method, target, body s
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if name, value, ok := strings.Cut(header, ":"); ok {
+		req.Header[http.CanonicalHeaderKey(name)] = []string{strings.TrimSpace(value)}
 	}
 	start := time.Now()
 	res, err := client.Do(req)
@@ -223,6 +247,34 @@ type schema struct {
 	Type       string            `json:"type"`
 	Required   []string          `json:"required"`
 	Properties map[string]schema `json:"properties"`
+	// AdditionalProperties is a schema, or a boolean (not read).
+	AdditionalProperties json.RawMessage `json:"additionalProperties"`
+}
+
+// typeOK reports whether a decoded JSON value is of the schema's type
+// (any, when it names none).
+func typeOK(t string, v any) bool {
+	switch t {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "integer":
+		n, ok := v.(float64)
+		return ok && n == float64(int64(n))
+	case "number":
+		_, ok := v.(float64)
+		return ok
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	}
+	return true
 }
 
 func loadContract(ctx context.Context, client *http.Client, base string) (*contract, error) {
@@ -249,8 +301,9 @@ type finding struct{ class, detail string }
 const slow = time.Second
 
 // check is what a contract-testing tool finds in an answer to a request
-// sent without any credential.
-func (c *contract) check(method, path string, a answer) []finding {
+// sent without any credential; with an oracle (a mutant's trigger), to a
+// request whose validity and credential it knows.
+func (c *contract) check(method, path string, a answer, oracle *catalogue.Trigger) []finding {
 	op, ok := c.Paths[path][strings.ToLower(method)]
 	if !ok {
 		return nil
@@ -262,8 +315,15 @@ func (c *contract) check(method, path string, a answer) []finding {
 	if a.took >= slow {
 		out = append(out, finding{string(catalogue.SlowResponse), fmt.Sprintf("took %s", a.took.Round(time.Millisecond))})
 	}
-	if a.status/100 == 2 && len(op.Security) > 0 {
+	switch {
+	case oracle == nil && a.status/100 == 2 && len(op.Security) > 0:
 		out = append(out, finding{string(catalogue.AuthBypass), fmt.Sprintf("status %d without a credential", a.status)})
+	case oracle != nil && a.status/100 == 2 && oracle.OffStatus == http.StatusUnauthorized:
+		out = append(out, finding{string(catalogue.AuthBypass), fmt.Sprintf("status %d without the right key", a.status)})
+	case oracle != nil && a.status/100 == 2 && oracle.OffStatus == http.StatusBadRequest:
+		out = append(out, finding{string(catalogue.AcceptedInvalid), fmt.Sprintf("status %d to a request the contract forbids", a.status)})
+	case oracle != nil && a.status == http.StatusBadRequest && oracle.OffStatus/100 == 2:
+		out = append(out, finding{string(catalogue.RejectedValid), "status 400 to a request the contract allows"})
 	}
 	resp, ok := op.Responses[strconv.Itoa(a.status)]
 	if !ok {
@@ -292,8 +352,18 @@ func (c *contract) check(method, path string, a answer) []finding {
 		if obj, ok := v.(map[string]any); ok {
 			for _, r := range s.Required {
 				if _, ok := obj[r]; !ok {
-					out = append(out, finding{string(catalogue.InvalidBody), fmt.Sprintf("the required property %q is missing", r)})
-					break
+					return append(out, finding{string(catalogue.InvalidBody), fmt.Sprintf("the required property %q is missing", r)})
+				}
+			}
+			var extra schema
+			_ = json.Unmarshal(s.AdditionalProperties, &extra) // false or absent leaves it empty
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				ps, declared := s.Properties[k]
+				if !declared {
+					ps = extra
+				}
+				if !typeOK(ps.Type, obj[k]) {
+					return append(out, finding{string(catalogue.InvalidBody), fmt.Sprintf("the property %q is not of type %s", k, ps.Type)})
 				}
 			}
 		}

@@ -16,8 +16,10 @@
 //	    -tool weak -trials 10 -budget 1m -- bin/showcase-replay -weak -seed {seed} -base {url} -out {out}/report.csv
 //
 // In a command, {url} is the instance's base URL, {seed} the trial's seed
-// (its number, or the -seeds list's) and {out} the folder the tool writes
-// into, its report among what it writes (-report picks it). A command runs
+// (its number, or the -seeds list's), {out} the folder the tool writes
+// into, its report among what it writes (-report picks it), and {defects}
+// the instance's DEFECTS setting (for the reference tool: -defects
+// {defects} lets it learn a mutant set, as the truth is made). A command runs
 // to the next argument that is exactly -tool, or to the end. It writes
 // DIR/report.md, DIR/report.html, DIR/report.json, DIR/chart.svg and
 // DIR/chart.png, and a folder per tool and trial. Trials run one at a
@@ -174,8 +176,9 @@ const usage = `usage: showcase-trials [-out DIR] [-parallel N] [-defects SET | -
        showcase-trials -clean -on kube [-namespace NS] [-run ID]
        showcase-trials -watch DIR -serve ADDR
 
-Runs each tool's COMMAND -trials times; {url}, {seed} and {out} in it are
-the instance's URL, the trial's seed and the tool's output folder. An
+Runs each tool's COMMAND -trials times; {url}, {seed}, {out} and {defects}
+in it are the instance's URL, the trial's seed, the tool's output folder
+and the instance's DEFECTS. An
 experiment file states the same (docs/trials.md), and runs the same here
 (-on local) and as Kubernetes Jobs (-on kube). -serve ADDR serves the run's
 live page and /metrics while it runs, and after it until interrupted;

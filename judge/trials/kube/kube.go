@@ -174,7 +174,7 @@ func (c *Cluster) Execute(ctx context.Context, s runner.Spec, t *trials.Trial) e
 	name := jobName(c.Run, s.Tool.Name, t.Number)
 	t.Where = "kube"
 	t.URL = base
-	t.Command = runner.Expand(s.Tool.Command, base, t.Seed, trialDir+"/"+trials.ToolDir)
+	t.Command = runner.Expand(s.Tool.Command, base, t.Seed, trialDir+"/"+trials.ToolDir, s.Defects)
 	t.Resources = &trials.Resources{CPU: c.CPU.String(), Memory: c.Memory.String()}
 	lbl := map[string]string{LabelManagedBy: ManagedBy, LabelRun: c.Run, LabelTool: label(s.Tool.Name), LabelTrial: strconv.Itoa(t.Number), LabelJob: name}
 	s.Say("%s trial %d: starting as Job %s/%s (seed %s): %s", t.Tool, t.Number, c.Namespace, name, t.Seed, strings.Join(t.Command, " "))

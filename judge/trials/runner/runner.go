@@ -31,8 +31,9 @@ import (
 )
 
 // Tool is one tool to try: its name and its command line, in which {url}
-// is the instance's base URL, {seed} the trial's seed and {out} the folder
-// the tool writes its report into.
+// is the instance's base URL, {seed} the trial's seed, {out} the folder
+// the tool writes its report into and {defects} the instance's DEFECTS
+// (the reference tool, an oracle, reads a mutant set from it).
 type Tool struct {
 	Name    string
 	Command []string
@@ -126,13 +127,15 @@ type Executor interface {
 	Execute(ctx context.Context, s Spec, t *trials.Trial) error
 }
 
-// Expand is a tool's command line with {url}, {seed} and {out} filled in.
-func Expand(command []string, url, seed, out string) []string {
+// Expand is a tool's command line with {url}, {seed}, {out} and
+// {defects} filled in.
+func Expand(command []string, url, seed, out string, defects catalogue.Set) []string {
 	var c []string
 	for _, a := range command {
 		a = strings.ReplaceAll(a, "{url}", url)
 		a = strings.ReplaceAll(a, "{seed}", seed)
 		a = strings.ReplaceAll(a, "{out}", out)
+		a = strings.ReplaceAll(a, "{defects}", defects.String())
 		c = append(c, a)
 	}
 	return c
@@ -369,7 +372,7 @@ func (l Local) Execute(ctx context.Context, s Spec, t *trials.Trial) error {
 	defer inst.Close()
 	t.Where, t.Machine = "local", trials.ThisMachine()
 	t.URL = inst.URL()
-	t.Command = Expand(s.Tool.Command, t.URL, t.Seed, out)
+	t.Command = Expand(s.Tool.Command, t.URL, t.Seed, out, s.Defects)
 	s.Say("%s trial %d: starting (seed %s): %s", t.Tool, t.Number, t.Seed, strings.Join(t.Command, " "))
 	logf, err := os.Create(filepath.Join(s.Dir, trials.LogFile))
 	if err != nil {

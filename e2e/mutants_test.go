@@ -1,0 +1,155 @@
+package e2e_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/gateway"
+	"github.com/defectshowcase/showcase/judge/score"
+)
+
+// scoreWith runs the scorer on a report against an instance's /defects and
+// reads its scorecard.
+func scoreWith(t *testing.T, scorer, admin, report string, extra ...string) score.Scorecard {
+	t.Helper()
+	args := append([]string{"-exposure", admin + gateway.PathDefects, "-format", "json"}, extra...)
+	out, err := exec.Command(scorer, append(args, report)...).Output()
+	if err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			err = fmt.Errorf("%v: %s", err, exit.Stderr)
+		}
+		t.Fatalf("showcase-score %s: %v", report, err)
+	}
+	var sc score.Scorecard
+	if err := json.Unmarshal(out, &sc); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return sc
+}
+
+func getText(t *testing.T, url string) string {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return string(b)
+}
+
+// On mutant sets, as real processes: a tool's side of the instance shows
+// nothing of the answer key; the reference tool, told the setting as a
+// trial tells it ({defects}), detects every mutant in its CSV report, and
+// every one WFC has a class for in its WFC report (a slow answer or a
+// rejected valid request is a warning there), with no unplanted or spurious finding, and passes the
+// gate that requires the set; the scorer reads the set from the
+// instance's /defects; Prometheus counts each mutant's triggers as
+// /defects does; and the weak tool finds a part that varies, every finding
+// of it a mutant's.
+func TestMutantsReplayedAndScored(t *testing.T) {
+	t.Parallel()
+	gw := buildGateway(t)
+	replay := buildBinary(t, modulePath+"judge/cmd/showcase-replay")
+	scorer := buildBinary(t, modulePath+"judge/cmd/showcase-score")
+	var weak []string
+	for _, setting := range []string{"mutants:1", "mutants:2:30", "mutants:3:5", "mutants:4:17", "mutants:5"} {
+		set, err := catalogue.Parse(setting)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := startProcess(t, gw, "DEFECTS="+setting)
+		for _, page := range []string{"/", "/openapi.json", "/openapi.yaml", "/docs"} {
+			body := getText(t, p.base+page)
+			if strings.Contains(body, setting) || strings.Contains(body, "mutants:"+strconv.FormatUint(set.Seed(), 10)) {
+				t.Errorf("%s: %s names the setting, and with it the answer key", setting, page)
+			}
+			for _, m := range set.Mutants() {
+				if strings.Contains(body, string(m.ID())) {
+					t.Errorf("%s: %s names %s", setting, page, m.ID())
+				}
+			}
+		}
+		dir := t.TempDir()
+		for _, format := range []string{"csv", "wfc", "answer-key"} {
+			report := filepath.Join(dir, "report."+format)
+			if format == "answer-key" {
+				// The instance's own answer key, as a WFC report.
+				if err := os.WriteFile(report, []byte(getText(t, p.admin+gateway.PathAnswerKey+"?codes=catalogue")), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if out, err := exec.Command(replay, "-base", p.base, "-defects", "{defects}", "-format", format, "-out", report).CombinedOutput(); err == nil {
+				t.Errorf("%s: the replay took -defects {defects} unexpanded: %s", setting, out)
+			} else if out, err := exec.Command(replay, "-base", p.base, "-defects", setting, "-format", format, "-out", report).CombinedOutput(); err != nil {
+				t.Fatalf("%s: showcase-replay: %v\n%s", setting, err, out)
+			}
+			gate := []string{"-require", setting, "-max-unplanted", "0"}
+			if format != "csv" {
+				gate = nil // WFC has no class for a slow answer or a rejected valid request: the replay writes them as warnings
+			}
+			sc := scoreWith(t, scorer, p.admin, report, gate...)
+			if sc.Setting != setting || len(sc.Defects) != len(catalogue.Defects)+set.N() {
+				t.Fatalf("%s: scored against %s with %d defects", setting, sc.Setting, len(sc.Defects))
+			}
+			for _, d := range sc.Defects {
+				want := "reported"
+				if format != "csv" && d.Active && len(catalogue.DefectOf(d.ID).WFC) == 0 {
+					want = "missed, triggered"
+				}
+				if d.Active != catalogue.IsMutantID(d.ID) || (d.Active && d.Verdict() != want) {
+					t.Errorf("%s, %s report: %s %s, want %s", setting, format, d.ID, d.Verdict(), want)
+				}
+			}
+			if len(sc.Unplanted) != 0 || sc.Spurious != 0 {
+				t.Errorf("%s, %s report: %d unplanted %v, %d spurious", setting, format, len(sc.Unplanted), sc.Unplanted, sc.Spurious)
+			}
+		}
+		truth := defectsOf(t, deployment{admins: []string{p.admin}})
+		counters := map[catalogue.ID]float64{}
+		for _, m := range triggeredLine.FindAllStringSubmatch(getText(t, p.admin+"/metrics"), -1) {
+			v, _ := strconv.ParseFloat(m[3], 64)
+			counters[catalogue.ID(m[1])] += v
+		}
+		for _, d := range truth.Defects {
+			if d.Operator != "" && (d.Exposure.Count == 0 || float64(d.Exposure.Count) != counters[d.ID]) {
+				t.Errorf("%s: %s triggered %d times, Prometheus counts %v", setting, d.ID, d.Exposure.Count, counters[d.ID])
+			}
+		}
+		// The weak tool, from a fresh count.
+		res, err := http.Post(p.admin+gateway.PathDefectsReset, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		report := filepath.Join(dir, "weak.csv")
+		if out, err := exec.Command(replay, "-base", p.base, "-defects", setting, "-weak", "-seed", "3", "-pause", "1ms", "-out", report).CombinedOutput(); err != nil {
+			t.Fatalf("%s: the weak tool: %v\n%s", setting, err, out)
+		}
+		sc := scoreWith(t, scorer, p.admin, report)
+		if len(sc.Unplanted) != 0 || sc.Spurious != 0 {
+			t.Errorf("%s, weak: %d unplanted, %d spurious", setting, len(sc.Unplanted), sc.Spurious)
+		}
+		weak = append(weak, fmt.Sprintf("%d/%d", sc.Total.Reported, sc.Total.Active))
+	}
+	found, all := 0, 0
+	for _, w := range weak {
+		var k, n int
+		fmt.Sscanf(w, "%d/%d", &k, &n)
+		found, all = found+k, all+n
+	}
+	if found == 0 || found == all {
+		t.Errorf("the weak tool found %v: want a part", weak)
+	}
+	t.Logf("the weak tool found %s", strings.Join(weak, ", "))
+}
