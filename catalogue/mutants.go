@@ -324,12 +324,16 @@ type Input struct {
 	Body any
 }
 
+// MaxInputBody is the longest body a condition reads: more than any
+// service accepts. A longer body meets no condition on the body.
+const MaxInputBody = 1 << 20
+
 // NewInput reads a request's input; body is the request's body as read
-// (nil when it was not read: too large, or no body).
+// (nil when none was read).
 func NewInput(r *http.Request, body []byte) Input {
 	in := Input{Header: r.Header}
 	in.Query, _ = url.ParseQuery(r.URL.RawQuery)
-	if len(body) > 0 {
+	if len(body) > 0 && len(body) <= MaxInputBody {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.UseNumber()
 		var v any

@@ -28,11 +28,6 @@ type mutants struct {
 	wait func(r *http.Request, d time.Duration) bool
 }
 
-// maxMutantBody is the most of a request's body the conditions read: more
-// than any service accepts, so a longer body meets no condition but every
-// request, and goes on whole.
-const maxMutantBody = 1 << 20
-
 // newMutants is the layer of set's mutants, nil without any.
 func newMutants(set catalogue.Set, in *observe.Instruments) *mutants {
 	ms := set.Mutants()
@@ -67,8 +62,10 @@ var mutantWait = func(r *http.Request, d time.Duration) bool {
 func (l *mutants) serve(w http.ResponseWriter, r *http.Request, ms []catalogue.Mutant, next http.Handler) {
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
-		read, err := io.ReadAll(io.LimitReader(r.Body, maxMutantBody+1))
-		if err == nil && len(read) <= maxMutantBody {
+		// The conditions read at most catalogue.MaxInputBody; one byte
+		// more tells a longer body, which meets no condition on the body.
+		read, err := io.ReadAll(io.LimitReader(r.Body, catalogue.MaxInputBody+1))
+		if err == nil {
 			body = read
 		}
 		// The handler reads the body whole, as sent.

@@ -76,6 +76,12 @@ func (w *waits) wait(r *http.Request, d time.Duration) bool {
 	return true
 }
 
+func (w *waits) forget(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.by, id)
+}
+
 func (w *waits) of(id string) time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -318,4 +324,131 @@ func TestMutantsSlowWaits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sendExchange sends r and reads its answer, with the wait ws recorded.
+func sendExchange(t *testing.T, r *http.Request, ws *waits) exchange {
+	t.Helper()
+	res, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exchange{status: res.StatusCode, contentType: res.Header.Get("Content-Type"), body: b, wait: ws.of(r.Header.Get(observe.HeaderRequestID))}
+}
+
+// predictRequest is the answer a mutant set gives r, whose body is body,
+// when DEFECTS=none answers it conf: conf unless a planted mutant meets r
+// (with its operation's method, on its path as the router matches it),
+// then what that mutant makes of conf.
+func predictRequest(set catalogue.Set, r *http.Request, body []byte, conf exchange) exchange {
+	if r.URL.RawPath != "" {
+		return conf
+	}
+	in := catalogue.NewInput(r, body)
+	for _, m := range set.Mutants() {
+		if e := m.Endpoint(); e.Method == r.Method && e.Path == r.URL.Path && m.Matches(in) {
+			a, _ := m.Apply(catalogue.Answer{Status: conf.status, ContentType: conf.contentType, Body: conf.body})
+			return exchange{status: a.Status, contentType: a.ContentType, body: a.Body, wait: a.Wait}
+		}
+	}
+	return conf
+}
+
+// The behaviour suite's every case (hostile input included: bad JSON,
+// oversized bodies, repeated and malformed parameters, other methods) on
+// mutant sets with three mutants on every operation: each answer is
+// exactly DEFECTS=none's unless a planted mutant meets the request, and
+// then exactly what the mutant makes of it; so the only 5xx are the
+// planted server errors. Not parallel: slow mutants' waits are recorded,
+// not spent.
+func TestMutantsSuite(t *testing.T) {
+	ws := newWaits()
+	gateway.WaitMutantsWith(t, ws.wait)
+	none := startEmbedded(t, map[string]string{"DEFECTS": "none"})
+	ctx := t.Context()
+	for seed := range uint64(4) {
+		set := catalogue.Mutants(seed+100, catalogue.MaxMutants)
+		_, mut := startModeWith(t, "one process", set)
+		sent, touched := 0, 0
+		for _, ep := range suite.Endpoints() {
+			for _, c := range ep.Cases {
+				c = ep.For(c, catalogue.None())
+				var got [2]exchange
+				var req *http.Request
+				for i, base := range []string{none.URL, mut.URL} {
+					r, err := c.Request(ctx, base)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r.Header.Set(observe.HeaderRequestID, fmt.Sprintf("suite-%d-%d-%d", seed, sent, i))
+					got[i], req = sendExchange(t, r, ws), r
+				}
+				want := predictRequest(set, req, []byte(c.Body), got[0])
+				if want.String() != got[0].String() {
+					touched++
+				}
+				if got[1].String() != want.String() {
+					t.Errorf("%s, %s %s: %s %s answers %s, want %s", set, ep.Name, c.Rule, req.Method, c.Target, got[1], want)
+				}
+				if got[1].status >= 500 && !bytes.Contains(got[1].body, []byte("Internal Server Error")) && !bytes.Contains(got[1].body, []byte("goroutine")) {
+					t.Errorf("%s, %s %s: %d, not a planted server error", set, ep.Name, c.Rule, got[1].status)
+				}
+				sent++
+			}
+		}
+		t.Logf("%s: %d of %d cases met a mutant", set, touched, sent)
+	}
+}
+
+// Any request of any shape, to mutant sets with three mutants on every
+// operation, gets exactly what DEFECTS=none answers unless a planted mutant
+// meets it, and then exactly what the mutant makes of that answer.
+func FuzzEndpointsMutants(f *testing.F) {
+	ws := newWaits()
+	gateway.WaitMutantsWith(f, ws.wait)
+	var sets []catalogue.Set
+	var handlers []http.Handler
+	for seed := range uint64(3) {
+		set := catalogue.Mutants(seed+200, catalogue.MaxMutants)
+		sets = append(sets, set)
+		handlers = append(handlers, fuzzHandler(map[string]string{"DEFECTS": set.String(), "SQLITE_MAX_ROWS": "1000"}))
+	}
+	for _, p := range catalogue.MutantProbes() {
+		m := slices.Index(fuzzMethods, p.Endpoint.Method)
+		i := slices.Index(fuzzPaths, p.Endpoint.Path)
+		f.Add(uint8(m), uint8(i), strings.TrimPrefix(p.Query, "?"), "application/json", []byte(p.Body))
+	}
+	f.Add(uint8(0), uint8(7), "id=0;x", "", []byte(nil))
+	f.Add(uint8(0), uint8(8), "limit=%EF%BC%94&limit=1", "", []byte(nil))
+	f.Add(uint8(1), uint8(2), "", "application/json", []byte(`{"text":"a","text":5}`))
+	f.Add(uint8(1), uint8(1), "", "application/json", []byte(`{"number":"0"} trailing`))
+	f.Fuzz(func(t *testing.T, m, p uint8, query, contentType string, body []byte) {
+		method, path := fuzzMethods[int(m)%len(fuzzMethods)], fuzzPaths[int(p)%len(fuzzPaths)]
+		if path == suite.PathInefficientAlgorithm {
+			if n, ok := queryInt(query, "n"); ok && n > 3000 {
+				t.Skip("n above 3000 is slow by design; the suite covers it")
+			}
+		}
+		answer := func(h http.Handler) (exchange, *http.Request) {
+			req := fuzzRequest(method, path, query, contentType, body)
+			req.Header.Set(observe.HeaderRequestID, "fuzz")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return exchange{status: rec.Code, contentType: rec.Header().Get("Content-Type"), body: rec.Body.Bytes(), wait: ws.of("fuzz")}, req
+		}
+		ws.forget("fuzz")
+		conf, _ := answer(fuzzGatewayOff())
+		for i, h := range handlers {
+			ws.forget("fuzz")
+			got, req := answer(h)
+			if want := predictRequest(sets[i], req, body, conf); got.String() != want.String() {
+				t.Fatalf("%s: %s %s?%s (%q, %q) → %s, want %s", sets[i], method, path, query, contentType, body, got, want)
+			}
+		}
+	})
 }
