@@ -186,6 +186,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./platform/routes/ ./platform/respond/
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 	$(GO) test -run '^$$' -bench StageRecording -benchtime 20000x ./gateway/
+	$(GO) test -run '^$$' -bench MutantCost -benchtime 5x ./gateway/
 	$(GO) test -run '^$$' -bench Coverage -benchtime 20000x ./gateway/
 	$(GO) test -run '^$$' -bench BoardsOpen -benchtime 8000x ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
