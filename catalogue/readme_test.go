@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the generated tables of the README and docs/defects-off.md")
+var update = flag.Bool("update", false, "rewrite the generated tables of the README, docs/defects-off.md and docs/mutants.md")
 
 // The defect tables of the README and of docs/defects-off.md are the
 // catalogue's, rendered: edit the catalogue and run go test ./catalogue
@@ -17,6 +17,8 @@ func TestReadmeTables(t *testing.T) {
 	for _, tbl := range []struct{ file, begin, end, body string }{
 		{"../README.md", DefectTableBegin, DefectTableEnd, DefectTable()},
 		{"../docs/defects-off.md", SwitchTableBegin, SwitchTableEnd, SwitchTable()},
+		{"../docs/mutants.md", OperatorTableBegin, OperatorTableEnd, OperatorTable()},
+		{"../docs/mutants.md", ConditionTableBegin, ConditionTableEnd, ConditionTable()},
 	} {
 		b, err := os.ReadFile(tbl.file)
 		if err != nil {
