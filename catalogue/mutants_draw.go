@@ -43,6 +43,11 @@ func (m Mutant) Condition() string { return m.cond.name }
 // Depth is its condition's depth.
 func (m Mutant) Depth() int { return m.cond.depth }
 
+// ReadsBody reports whether the conditions of its operation read the
+// request's body: a request's other conditions can be asked before its
+// body is read.
+func (m Mutant) ReadsBody() bool { return m.op.body }
+
 // Matches reports whether a request to its operation meets its condition.
 func (m Mutant) Matches(in Input) bool { return m.cond.match(in) }
 

@@ -47,6 +47,7 @@ type example struct {
 type mutantOp struct {
 	n               int  // the endpoint's N
 	input           bool // it takes input (parameters or a body)
+	body            bool // its conditions read the request's body
 	auth            bool // the corrected contract requires the key
 	defaultResponse bool // it declares a default response: no status is undeclared
 	declares500     bool // it declares a 500
@@ -286,7 +287,7 @@ var mutantOps = []*mutantOp{
 				match:    func(in Input) bool { v, ok := in.header(headerAPIKey); return ok && v == "" },
 				examples: []example{{header: emptyKeyHeader, status: 401, answer: unauthorized, note: "for an empty key"}}},
 		}},
-	{n: 2, input: true, defaultResponse: true, successStyle: true, required: map[int]string{0: "success"}, success: `{"success":false}`,
+	{n: 2, input: true, body: true, defaultResponse: true, successStyle: true, required: map[int]string{0: "success"}, success: `{"success":false}`,
 		conditions: []condition{
 			every(example{body: `{"number":"4111111111111111"}`, status: 200, answer: validLuhn, note: "the number passes the Luhn check"},
 				example{body: `{"number":"12a"}`, status: 400, answer: `{"success":false,"error":"number must contain digits only: 'a' at position 2 is not one"}`, note: "the letter is rejected"}),
@@ -310,7 +311,7 @@ var mutantOps = []*mutantOp{
 				examples: []example{{body: `{"number":"0"}`, status: 200, answer: validLuhn, note: "0 passes the Luhn check"}}},
 		},
 		probes: []example{{body: `{"number":"١٢"}`}}},
-	{n: 3, input: true, declares500: true, successStyle: true, success: stored,
+	{n: 3, input: true, body: true, declares500: true, successStyle: true, success: stored,
 		conditions: []condition{
 			every(example{body: `{"text":"hello"}`, status: 200, answer: stored, note: "the text is stored"},
 				example{body: `{"text":5}`, status: 400, answer: notAString, note: "text must be a string"}),
@@ -351,7 +352,7 @@ var mutantOps = []*mutantOp{
 		},
 		probes: []example{{body: `{"text":"","note":"x"}`}, {body: `{"text":5,"note":"x"}`}, {body: `{"text":"   ","note":"x"}`},
 			{body: `{"text":"` + longText + `","note":"x"}`}, {body: `{"text":"` + boundText + `","note":"x"}`}, {body: `{"text":"` + strings.Repeat(" ", maxStoredText) + `"}`}}},
-	{n: 4, input: true, declares500: true, successStyle: true, success: stored,
+	{n: 4, input: true, body: true, declares500: true, successStyle: true, success: stored,
 		conditions: []condition{
 			every(example{body: `{"text":"hello"}`, status: 200, answer: stored, note: "the text is encoded"},
 				example{body: `{}`, status: 400, answer: `{"success":false,"error":"Missing text"}`, note: "the text is missing"}),

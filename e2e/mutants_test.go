@@ -16,6 +16,7 @@ import (
 	"github.com/defectshowcase/showcase/catalogue"
 	"github.com/defectshowcase/showcase/gateway"
 	"github.com/defectshowcase/showcase/judge/score"
+	"github.com/defectshowcase/showcase/suite"
 )
 
 // scoreWith runs the scorer on a report against an instance's /defects and
@@ -152,4 +153,49 @@ func TestMutantsReplayedAndScored(t *testing.T) {
 		t.Errorf("the weak tool found %v: want a part", weak)
 	}
 	t.Logf("the weak tool found %s", strings.Join(weak, ", "))
+}
+
+// Hostile input on a mutant set with three mutants on every operation, as
+// real processes: broken and half-sent bodies, chunked GETs, Expect:
+// 100-continue, what Go's server answers itself. The split deployment
+// answers each as the one process does, and the only 5xx are planted
+// server errors or the standard library's own (501, 505).
+func TestMutantsHostile(t *testing.T) {
+	t.Parallel()
+	const setting = "mutants:11:30"
+	modes := []deployment{startDeployment(t, false, "DEFECTS="+setting), startDeployment(t, true, "DEFECTS="+setting)}
+	reqs := []struct {
+		raw       string
+		halfClose bool
+	}{
+		{"GET " + suite.PathMissingField + " HTTP/1.1\r\nHost: showcase.test\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n", false},
+		{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n", false},
+		{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nd\r\n{\"text\":\"ok\"}\r\nZZ\r\n", false},
+		{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"text\":\"a", true},
+		{"POST " + suite.PathInputTypeHandling + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"number\":\"0\"}", true},
+		{"POST " + suite.PathUnicodeEncoding + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 13\r\n\r\n{\"text\":\"ok\"}", false},
+		{"GET " + suite.PathUnauthenticatedAccess + " HTTP/1.1\r\nHost: showcase.test\r\nContent-Length: 100\r\n\r\nhello", true},
+		{"GET " + suite.PathUnauthenticatedAccess + " HTTP/1.1\r\nHost: showcase.test\r\nX-API-Key: \r\nX-API-Key: x\r\nConnection: X-Request-Id\r\n\r\n", false},
+		{"GET " + suite.PathUndocumentedStatus + "?id=0&id=1;x=%zz HTTP/1.1\r\nHost: showcase.test\r\n\r\n", false},
+		{"GET " + suite.PathUnboundedResultSet + "?limit=%00 HTTP/1.1\r\nHost: showcase.test\r\nAccept: text/html\r\n\r\n", false},
+		{"GET " + suite.PathInefficientAlgorithm + "?n=1&searchTerm=1&n=abc HTTP/1.1\r\nHost: showcase.test\r\n\r\n", false},
+		{"GET " + suite.PathMalformedJSON + " HTTP/1.1\r\nHost: showcase.test\r\nAccept: " + strings.Repeat("text/html,", 400) + "\r\n\r\n", false},
+		{"POST " + suite.PathColumnSize + " HTTP/1.1\r\nHost: showcase.test\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\n{}", false},
+		{"GET " + suite.PathMissingField + " HTTP/2.0\r\nHost: showcase.test\r\n\r\n", false},
+	}
+	for _, r := range reqs {
+		var got []suite.Response
+		for _, d := range modes {
+			got = append(got, suite.RawAnswer(t, strings.TrimPrefix(d.base, "http://"), r.raw, r.halfClose))
+		}
+		one, split := got[0], got[1]
+		if one.Status != split.Status || one.Header.Get("Content-Type") != split.Header.Get("Content-Type") || string(one.Body) != string(split.Body) {
+			t.Errorf("%.90q: one process %d %s %.100q, split %d %s %.100q", r.raw, one.Status, one.Header.Get("Content-Type"), one.Body,
+				split.Status, split.Header.Get("Content-Type"), split.Body)
+		}
+		planted := strings.Contains(string(one.Body), "Internal Server Error") || strings.Contains(string(one.Body), "goroutine")
+		if one.Status >= 500 && one.Status != http.StatusNotImplemented && one.Status != http.StatusHTTPVersionNotSupported && !planted {
+			t.Errorf("%.90q: %d %.100q, not a planted server error", r.raw, one.Status, one.Body)
+		}
+	}
 }

@@ -58,56 +58,112 @@ var mutantWait = func(r *http.Request, d time.Duration) bool {
 }
 
 // serve answers r, a request with its operation's method to an operation
-// that has mutants.
+// that has mutants. Where the conditions read no body, they are asked
+// first, and a request none meets passes untouched. Where they read the
+// body, the handler reads it as it would without the layer (a body the
+// client breaks fails it just the same) while the layer keeps a copy, and
+// its answer is held until the conditions, asked of the whole body, have
+// said whether a mutant rewrites it.
 func (l *mutants) serve(w http.ResponseWriter, r *http.Request, ms []catalogue.Mutant, next http.Handler) {
-	var body []byte
-	if r.Body != nil && r.Body != http.NoBody {
-		// The conditions read at most catalogue.MaxInputBody; one byte
-		// more tells a longer body, which meets no condition on the body.
-		read, err := io.ReadAll(io.LimitReader(r.Body, catalogue.MaxInputBody+1))
-		if err == nil {
-			body = read
-		}
-		// The handler reads the body whole, as sent.
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(read), r.Body), r.Body}
-	}
-	in := catalogue.NewInput(r, body)
-	var m *catalogue.Mutant
-	for i := range ms {
-		if ms[i].Matches(in) {
-			m = &ms[i]
-			break
-		}
-	}
-	if m == nil {
-		next.ServeHTTP(w, r)
-		return
-	}
 	id := observe.IncomingRequestID(r)
 	buf := &bufferedAnswer{header: http.Header{}}
-	next.ServeHTTP(buf, r)
-	conformant := catalogue.Answer{Status: buf.code(), ContentType: buf.header.Get("Content-Type"), Body: buf.body.Bytes()}
-	// DEFECT(mutants): the mutant's operator rewrites the conformant answer.
-	answer, changed := m.Apply(conformant)
+	var in catalogue.Input
+	if !ms[0].ReadsBody() {
+		in = catalogue.NewInput(r, nil)
+		if matching(ms, in) == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(buf, r)
+	} else {
+		body := &bodyCopy{}
+		if r.Body != nil && r.Body != http.NoBody {
+			orig := r.Body
+			body.from = orig
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{body, orig}
+		}
+		next.ServeHTTP(buf, r)
+		in = catalogue.NewInput(r, body.whole())
+	}
+	m := matching(ms, in)
+	answer, changed := buf.answer(), false
+	if m != nil {
+		// DEFECT(mutants): the mutant's operator rewrites the conformant
+		// answer.
+		answer, changed = m.Apply(answer)
+	}
 	if changed {
+		conformant := buf.code()
 		if answer.Wait > 0 && !l.wait(r, answer.Wait) {
 			return // the client left while the answer was held
 		}
 		l.planted[m.ID()].Count(r, id, time.Now())
 		l.logger.LogAttrs(r.Context(), slog.LevelInfo, "mutant triggered", slog.String("defect", string(m.ID())),
-			slog.String("request_id", id), slog.Int("status", answer.Status), slog.Int("conformant_status", conformant.Status))
+			slog.String("request_id", id), slog.Int("status", answer.Status), slog.Int("conformant_status", conformant))
 	}
 	h := w.Header()
 	for k, v := range buf.header {
 		h[k] = v
 	}
-	h.Set("Content-Type", answer.ContentType)
+	if answer.ContentType != "" || buf.header.Get("Content-Type") != "" {
+		h.Set("Content-Type", answer.ContentType)
+	}
 	h.Set("Content-Length", strconv.Itoa(len(answer.Body)))
 	w.WriteHeader(answer.Status)
 	_, _ = w.Write(answer.Body)
+}
+
+// matching is the mutant whose condition in meets, if any: on one
+// operation, no request meets two.
+func matching(ms []catalogue.Mutant, in catalogue.Input) *catalogue.Mutant {
+	for i := range ms {
+		if ms[i].Matches(in) {
+			return &ms[i]
+		}
+	}
+	return nil
+}
+
+// bodyCopy reads a request's body for its handler and keeps a copy of up
+// to catalogue.MaxInputBody and one byte more, and whether reading it
+// failed.
+type bodyCopy struct {
+	from   io.Reader
+	copied bytes.Buffer
+	failed bool
+	done   bool
+}
+
+func (b *bodyCopy) Read(p []byte) (int, error) {
+	if b.from == nil {
+		return 0, io.EOF
+	}
+	n, err := b.from.Read(p)
+	if keep := catalogue.MaxInputBody + 1 - b.copied.Len(); keep > 0 {
+		b.copied.Write(p[:min(n, keep)])
+	}
+	switch {
+	case err == io.EOF:
+		b.done = true
+	case err != nil:
+		b.failed = true
+	}
+	return n, err
+}
+
+// whole is the body as the conditions read it: what the handler left
+// unread is read too, up to the limit; nil when reading failed.
+func (b *bodyCopy) whole() []byte {
+	if b.from != nil && !b.done && !b.failed && b.copied.Len() <= catalogue.MaxInputBody {
+		_, _ = io.Copy(io.Discard, io.LimitReader(b, int64(catalogue.MaxInputBody+1-b.copied.Len())))
+	}
+	if b.failed {
+		return nil
+	}
+	return b.copied.Bytes()
 }
 
 // bufferedAnswer holds a handler's answer for a mutant to rewrite.
@@ -134,6 +190,11 @@ func (b *bufferedAnswer) Write(p []byte) (int, error) {
 
 // Flush does nothing: the answer is sent whole once rewritten.
 func (b *bufferedAnswer) Flush() {}
+
+// answer is the answer held, as a mutant rewrites it.
+func (b *bufferedAnswer) answer() catalogue.Answer {
+	return catalogue.Answer{Status: b.code(), ContentType: b.header.Get("Content-Type"), Body: b.body.Bytes()}
+}
 
 func (b *bufferedAnswer) code() int {
 	if b.status == 0 {
