@@ -69,7 +69,7 @@ lint:
 ## fuzz: every fuzz target for FUZZTIME (default 1m) each; make test runs their seed corpora
 FUZZTIME ?= 1m
 FUZZ_TARGETS := platform/reqparse:FuzzQueryFirst platform/reqparse:FuzzParseInt platform/reqparse:FuzzDecodeObject \
-	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzGatewayRouting gateway:FuzzRawHTTPModes gateway:FuzzMembers judge/score:FuzzRead
+	gateway:FuzzEndpoints gateway:FuzzEndpointsDefectsOff gateway:FuzzEndpointsMutants gateway:FuzzGatewayRouting gateway:FuzzRawHTTPModes gateway:FuzzMembers judge/score:FuzzRead
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; echo "== $$name ($$pkg, $(FUZZTIME))"; \

@@ -82,15 +82,6 @@ func (op *mutantOp) requiredAt(status int) string {
 	return op.required[0]
 }
 
-func (op *mutantOp) condition(name string) *condition {
-	for i := range op.conditions {
-		if op.conditions[i].name == name {
-			return &op.conditions[i]
-		}
-	}
-	return nil
-}
-
 // pool is every request the operation's data names: its conditions'
 // examples and its probes.
 func (op *mutantOp) pool() []example {

@@ -118,6 +118,47 @@ func TestBoardInBrowser(t *testing.T) {
 			b.checkStayedOnLoopback(t, trap, 5) // the page, its two files, the state, the stream, the score, the reset
 		})
 	}
+	// A mutant set: a tile per mutant, named by its operator and
+	// condition, and none for the ten, which are off by setting.
+	t.Run("mutants", func(t *testing.T) {
+		set := catalogue.Mutants(7, catalogue.DefaultMutants)
+		api, admin := startGateway(t, false, set)
+		trap := startTrap(t)
+		b := newBrowser(t, chromium, trap.URL)
+		tile := func(id catalogue.ID) string {
+			return `(document.getElementById("tile-` + string(id) + `") || {querySelector: () => ({textContent: "no tile"})}).querySelector(".state").textContent`
+		}
+		m := set.Mutants()[0]
+		b.do(t, "open the board", chromedp.Navigate(admin+"/"), chromedp.WaitVisible(chromedp.CSS(".tile")))
+		if n := get(t, b, "the tiles", chromedp.Evaluate[int](`document.querySelectorAll(".tile").length`)); n != set.N() {
+			t.Errorf("%d tiles for %d mutants", n, set.N())
+		}
+		if name := get(t, b, "a tile's name", chromedp.Evaluate[string](`document.getElementById("tile-`+string(m.ID())+`").querySelector(".title").textContent`)); !strings.HasPrefix(name, m.Operator.Name+" · "+m.Condition()) {
+			t.Errorf("%s's tile is named %q", m.ID(), name)
+		}
+		tr := m.Defect().Triggers[0]
+		req, _ := http.NewRequest(m.Endpoint().Method, api+m.Defect().Target(tr), strings.NewReader(tr.Body))
+		if name, value, ok := strings.Cut(tr.Header, ":"); ok {
+			req.Header.Set(name, strings.TrimSpace(value))
+		}
+		if tr.Body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](tile(m.ID())+` === "triggered"`, chromedp.WithPollingTimeout(5*time.Second))); err != nil {
+			got, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](tile(m.ID())))
+			t.Errorf("%s after its trigger: %q (%v)", m.ID(), got, err)
+		}
+		b.screenshot(t, "board-mutants")
+		if summary := get(t, b, "the summary", chromedp.Evaluate[string](`document.querySelector("#summary").textContent`)); !strings.HasSuffix(summary, " of 10 operations reached.") {
+			t.Errorf("the summary: %q", summary)
+		}
+		b.checkStayedOnLoopback(t, trap, 4) // the page, its files, the state, the stream
+	})
 }
 
 // checkBoard: a deployment's admin port serves the live board as one

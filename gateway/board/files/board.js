@@ -31,7 +31,9 @@ function build(truth) {
   const root = $("categories");
   root.textContent = "";
   for (const cat of Object.keys(categoryTitles)) {
-    const defects = truth.defects.filter((d) => d.category === cat);
+    // With a mutant set the ten are off by setting: the tiles are the mutants'.
+    const mutants = truth.defects.some((d) => d.operator);
+    const defects = truth.defects.filter((d) => d.category === cat && (d.active || !mutants));
     if (defects.length === 0) continue;
     const sec = el("section", "category");
     sec.setAttribute("aria-label", categoryTitles[cat]);
@@ -40,7 +42,8 @@ function build(truth) {
     for (const d of defects) {
       const li = el("li", "tile not-reached");
       li.id = "tile-" + d.id;
-      li.append(el("div", "state", ""), el("div", "title", d.id + " · " + d.title),
+      const name = d.operator ? d.operator + " · " + d.condition + " (depth " + d.depth + ")" : d.id + " · " + d.title;
+      li.append(el("div", "state", ""), el("div", "title", name),
         el("div", "op", d.operation.method + " " + d.operation.path),
         el("div", "counts", ""), el("div", "when", ""));
       list.append(li);
@@ -77,15 +80,18 @@ function render(s) {
   $("since").textContent = t.exposure_since ? new Date(t.exposure_since).toLocaleTimeString() : "—";
   $("setting").textContent = t.setting;
   $("version").textContent = s.version;
-  let reached = 0, triggered = 0;
+  let triggered = 0;
+  const operations = new Set(), reached = new Set();
   for (const d of t.defects) {
+    const op = d.operation.method + " " + d.operation.path;
+    operations.add(op);
+    if (d.reached && d.reached.count > 0) reached.add(op);
     const tile = $("tile-" + d.id);
     if (!tile) continue;
     const [cls, words] = stateOf(d);
     tile.className = "tile " + cls;
     tile.querySelector(".state").textContent = words;
     const r = d.reached || { count: 0, by_status: {}, other_methods: 0 };
-    if (r.count > 0) reached++;
     if (d.exposure && d.exposure.count > 0) triggered++;
     const bs = r.by_status || {};
     tile.querySelector(".counts").textContent = r.count + (r.count === 1 ? " request: " : " requests: ") +
@@ -97,7 +103,7 @@ function render(s) {
     if (d.exposure && d.exposure.first) when.push("first triggered +" + seconds(t.exposure_since, d.exposure.first) + (d.exposure.first_request ? ", request #" + d.exposure.first_request : "") + " (" + d.exposure.count + "×)");
     tile.querySelector(".when").textContent = when.join("; ");
   }
-  $("summary").textContent = triggered + " of " + t.active.length + " active defects triggered, " + reached + " of " + t.defects.length + " operations reached.";
+  $("summary").textContent = triggered + " of " + t.active.length + " active defects triggered, " + reached.size + " of " + operations.size + " operations reached.";
 }
 
 async function reset() {
