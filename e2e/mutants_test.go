@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,17 +38,6 @@ func scoreWith(t *testing.T, scorer, admin, report string, extra ...string) scor
 	return sc
 }
 
-func getText(t *testing.T, url string) string {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return string(b)
-}
-
 // On mutant sets, as real processes: a tool's side of the instance shows
 // nothing of the answer key; the reference tool, told the setting as a
 // trial tells it ({defects}), detects every mutant in its CSV report, and
@@ -72,7 +60,7 @@ func TestMutantsReplayedAndScored(t *testing.T) {
 		}
 		p := startProcess(t, gw, "DEFECTS="+setting)
 		for _, page := range []string{"/", "/openapi.json", "/openapi.yaml", "/docs"} {
-			body := getText(t, p.base+page)
+			body := fetchText(t, p.base+page)
 			if strings.Contains(body, setting) || strings.Contains(body, "mutants:"+strconv.FormatUint(set.Seed(), 10)) {
 				t.Errorf("%s: %s names the setting, and with it the answer key", setting, page)
 			}
@@ -87,7 +75,7 @@ func TestMutantsReplayedAndScored(t *testing.T) {
 			report := filepath.Join(dir, "report."+format)
 			if format == "answer-key" {
 				// The instance's own answer key, as a WFC report.
-				if err := os.WriteFile(report, []byte(getText(t, p.admin+gateway.PathAnswerKey+"?codes=catalogue")), 0o644); err != nil {
+				if err := os.WriteFile(report, []byte(fetchText(t, p.admin+gateway.PathAnswerKey+"?codes=catalogue")), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			} else if out, err := exec.Command(replay, "-base", p.base, "-defects", "{defects}", "-format", format, "-out", report).CombinedOutput(); err == nil {
@@ -118,7 +106,7 @@ func TestMutantsReplayedAndScored(t *testing.T) {
 		}
 		truth := defectsOf(t, deployment{admins: []string{p.admin}})
 		counters := map[catalogue.ID]float64{}
-		for _, m := range triggeredLine.FindAllStringSubmatch(getText(t, p.admin+"/metrics"), -1) {
+		for _, m := range triggeredLine.FindAllStringSubmatch(fetchText(t, p.admin+"/metrics"), -1) {
 			v, _ := strconv.ParseFloat(m[3], 64)
 			counters[catalogue.ID(m[1])] += v
 		}
