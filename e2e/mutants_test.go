@@ -44,7 +44,7 @@ func scoreWith(t *testing.T, scorer, admin, report string, extra ...string) scor
 // every one WFC has a class for in its WFC report (a slow answer or a
 // rejected valid request is a warning there), with no unplanted or spurious finding, and passes the
 // gate that requires the set; the scorer reads the set from the
-// instance's /defects; Prometheus counts each mutant's triggers as
+// instance's /defects, or from -defects without it; Prometheus counts each mutant's triggers as
 // /defects does; and the weak tool finds a part that varies, every finding
 // of it a mutant's.
 func TestMutantsReplayedAndScored(t *testing.T) {
@@ -103,6 +103,12 @@ func TestMutantsReplayedAndScored(t *testing.T) {
 			if len(sc.Unplanted) != 0 || sc.Spurious != 0 {
 				t.Errorf("%s, %s report: %d unplanted %v, %d spurious", setting, format, len(sc.Unplanted), sc.Unplanted, sc.Spurious)
 			}
+		}
+		// Without the instance: the setting names the set.
+		out, err := exec.Command(scorer, "-defects", setting, "-format", "json", filepath.Join(dir, "report.csv")).Output()
+		var bySetting score.Scorecard
+		if err != nil || json.Unmarshal(out, &bySetting) != nil || bySetting.Total.Reported != set.N() || bySetting.Total.Active != set.N() || len(bySetting.Unplanted) != 0 {
+			t.Errorf("%s: scored by -defects: %v %d/%d, %d unplanted", setting, err, bySetting.Total.Reported, bySetting.Total.Active, len(bySetting.Unplanted))
 		}
 		truth := defectsOf(t, deployment{admins: []string{p.admin}})
 		counters := map[catalogue.ID]float64{}
