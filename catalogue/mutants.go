@@ -108,8 +108,11 @@ var Operators = []Operator{
 			if prop == "" || !ok {
 				return a
 			}
-			members = slices.DeleteFunc(members, func(m member) bool { return m.key == prop })
-			a.Body = joinMembers(members)
+			kept := slices.DeleteFunc(slices.Clone(members), func(m member) bool { return m.key == prop })
+			if len(kept) == len(members) {
+				return a
+			}
+			a.Body = joinMembers(kept)
 			return a
 		},
 		shows: func(op *mutantOp, c, m Answer) string {

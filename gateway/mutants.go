@@ -15,10 +15,11 @@ import (
 // mutants plants a mutant set (DEFECTS=mutants:SEED[:N]) in front of the
 // categories' handlers: the one place a mutant is applied, the same in one
 // process and in front of split services. A request to an operation with
-// mutants, that meets one's condition, is answered by the handler into a
+// mutants that meets one's condition is answered by the handler into a
 // buffer; the mutant's operator rewrites that answer, and when it changed
-// it, the mutant was triggered. Every other request passes untouched, and
-// without a mutant set the gateway has no layer at all.
+// it, the mutant was triggered. Every other answer is the handler's as it
+// was (held first where the conditions read the body), and without a
+// mutant set the gateway has no layer at all.
 type mutants struct {
 	byPath  map[string][]catalogue.Mutant
 	planted map[catalogue.ID]*observe.Planted
@@ -87,6 +88,9 @@ func (l *mutants) serve(w http.ResponseWriter, r *http.Request, ms []catalogue.M
 		}
 		next.ServeHTTP(buf, r)
 		in = catalogue.NewInput(r, body.whole())
+	}
+	if buf.status == 0 && r.Context().Err() != nil {
+		return // the client left before the handler answered: no answer, as without the layer
 	}
 	m := matching(ms, in)
 	answer, changed := buf.answer(), false

@@ -56,7 +56,7 @@ func reachOf(inst *Instance) *Reach {
 		}
 	}
 	for _, m := range inst.Active.Mutants() {
-		if inst.Reached[catalogue.Endpoints[m.Endpoint().N-1].Defect] == 0 {
+		if inst.Reached[m.Endpoint().Defect] == 0 {
 			r.Missed = append(r.Missed, m.ID())
 		}
 	}
