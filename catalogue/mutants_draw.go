@@ -13,14 +13,16 @@ type Mutant struct {
 	Operator Operator
 	op       *mutantOp
 	cond     *condition
+	// id and defect are worked out once, when the mutants are listed: a
+	// trigger counts under the ID, and /defects lists the defect, on
+	// every request.
+	id     ID
+	defect *Defect
 }
 
 // ID is the mutant's name, the same under every seed:
 // <operator>:<METHOD> <path>:<condition>.
-func (m Mutant) ID() ID {
-	e := m.op.endpoint()
-	return ID(m.Operator.Name + ":" + e.Method + " " + e.Path + ":" + m.cond.name)
-}
+func (m Mutant) ID() ID { return m.id }
 
 // Endpoint is the operation it is planted on.
 func (m Mutant) Endpoint() Endpoint { return m.op.endpoint() }
@@ -76,8 +78,10 @@ func (m Mutant) triggers() []Trigger {
 }
 
 // Defect is the mutant as the ground truth, the scorer and the reference
-// tool read a planted defect.
-func (m Mutant) Defect() Defect {
+// tool read a planted defect. Its slices are shared: read them only.
+func (m Mutant) Defect() Defect { return *m.defect }
+
+func (m Mutant) describe() Defect {
 	o := m.Operator
 	e := m.Endpoint()
 	title := o.Title
@@ -106,6 +110,10 @@ var allMutants = sync.OnceValue(func() []Mutant {
 			for i := range op.conditions {
 				m := Mutant{Operator: o, op: op, cond: &op.conditions[i]}
 				if len(m.triggers()) > 0 {
+					e := op.endpoint()
+					m.id = ID(o.Name + ":" + e.Method + " " + e.Path + ":" + m.cond.name)
+					d := m.describe()
+					m.defect = &d
 					all = append(all, m)
 				}
 			}

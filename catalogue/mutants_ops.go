@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -71,7 +72,7 @@ func (op *mutantOp) errorBody(msg string) []byte {
 	} else {
 		b = []byte(`{"error":`)
 	}
-	m, _ := jsonString(msg)
+	m, _ := json.Marshal(msg) // a string always marshals
 	return append(append(b, m...), '}')
 }
 
@@ -139,30 +140,6 @@ func (e example) conformant() Answer {
 // every is the condition every operation has: every request.
 func every(examples ...example) condition {
 	return condition{name: "any", depth: DepthEvery, says: "on every request", match: func(Input) bool { return true }, examples: examples}
-}
-
-func jsonString(s string) ([]byte, error) {
-	// strconv.Quote is Go's syntax, not JSON's; build it by hand for the
-	// few characters an error message holds.
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return []byte(b.String()), nil
 }
 
 // intParam reads a parameter as the services do: a decimal integer.

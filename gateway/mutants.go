@@ -68,10 +68,9 @@ var mutantWait = func(r *http.Request, d time.Duration) bool {
 func (l *mutants) serve(w http.ResponseWriter, r *http.Request, ms []catalogue.Mutant, next http.Handler) {
 	id := observe.IncomingRequestID(r)
 	buf := &bufferedAnswer{header: http.Header{}}
-	var in catalogue.Input
+	var m *catalogue.Mutant
 	if !ms[0].ReadsBody() {
-		in = catalogue.NewInput(r, nil)
-		if matching(ms, in) == nil {
+		if m = matching(ms, catalogue.NewInput(r, nil)); m == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -87,12 +86,11 @@ func (l *mutants) serve(w http.ResponseWriter, r *http.Request, ms []catalogue.M
 			}{body, orig}
 		}
 		next.ServeHTTP(buf, r)
-		in = catalogue.NewInput(r, body.whole())
+		m = matching(ms, catalogue.NewInput(r, body.whole()))
 	}
 	if buf.status == 0 && r.Context().Err() != nil {
 		return // the client left before the handler answered: no answer, as without the layer
 	}
-	m := matching(ms, in)
 	answer, changed := buf.answer(), false
 	if m != nil {
 		// DEFECT(mutants): the mutant's operator rewrites the conformant
