@@ -1,6 +1,7 @@
 package trials
 
 import (
+	"cmp"
 	_ "embed"
 	"fmt"
 	"html/template"
@@ -39,6 +40,7 @@ type htmlReport struct {
 	Step, CD   template.HTML
 	Heatmaps   []htmlHeatmap
 	Coverage   *htmlCoverage
+	Mutation   *htmlMutation
 	Trials     []Trial
 	Provenance *Provenance
 	Experiment string
@@ -88,6 +90,11 @@ func (s Summary) WriteHTML(w io.Writer, experiment string) error {
 	for _, t := range s.Tools {
 		names = append(names, t.Tool)
 	}
+	if len(names) == 0 && s.Mutation != nil {
+		for _, t := range s.Mutation.Tools {
+			names = append(names, t.Tool)
+		}
+	}
 	r.Title = "Trials of " + strings.Join(names, ", ")
 	for i, d := range catalogue.Defects {
 		hd := htmlDefect{ID: string(d.ID), Title: d.Title}
@@ -114,6 +121,7 @@ func (s Summary) WriteHTML(w io.Writer, experiment string) error {
 		return err
 	}
 	r.Heatmaps = heatmaps(s)
+	r.Mutation = s.Mutation.html()
 	if r.Coverage, err = s.htmlCoverage(); err != nil {
 		return err
 	}
@@ -157,7 +165,13 @@ func (s Summary) htmlCoverage() (*htmlCoverage, error) {
 // Figures are the step chart of the summary's trials and, for three or
 // more tools, the critical-difference diagram ("" otherwise), as SVG.
 func (s Summary) Figures() (step, cd template.HTML, err error) {
-	f, err := stepFigure(s.Trials)
+	var ten []Trial
+	for _, t := range s.Trials {
+		if !t.Mutants() {
+			ten = append(ten, t)
+		}
+	}
+	f, err := stepFigure(ten)
 	if err != nil {
 		return "", "", err
 	}
@@ -324,4 +338,78 @@ func scaleCell(text string, x float64) htmlCell {
 		fg = "#000000"
 	}
 	return htmlCell{Text: text, Background: viridis[i], Foreground: fg}
+}
+
+// htmlTable is a table the page shows as it is: a header and rows of
+// text, the first column a name and the rest figures.
+type htmlTable struct {
+	ID      string
+	Caption string
+	Header  []string
+	Rows    [][]string
+}
+
+// htmlMutation is the page's mutation score: report.md's tables.
+type htmlMutation struct {
+	Intro      string
+	Tables     []htmlTable
+	Verdicts   []string
+	Undetected string
+}
+
+// html is the mutation summary as the page's tables; nil for none.
+func (m *MutationSummary) html() *htmlMutation {
+	if m == nil {
+		return nil
+	}
+	h := &htmlMutation{Intro: fmt.Sprintf("The trials of %d mutant sets (%s). A tool's score is the mutants it detected over those planted in its trials, each with its 95 %% interval (%s).", len(m.Sets), setsText(m.Sets), m.Method)}
+	score := htmlTable{ID: "mutation-score", Header: []string{"tool", "trials", "score", "depth 0", "depth 1", "depth 2", "spurious"}}
+	for _, t := range m.Tools {
+		score.Rows = append(score.Rows, []string{t.Tool, fmt.Sprint(t.Trials), t.Score.Text(), scoreAt(t.ByDepth, "0").Text(), scoreAt(t.ByDepth, "1").Text(), scoreAt(t.ByDepth, "2").Text(), fmt.Sprint(t.Spurious)})
+	}
+	ops := htmlTable{ID: "mutation-operators", Caption: "By operator.", Header: []string{"operator"}}
+	for _, t := range m.Tools {
+		ops.Header = append(ops.Header, t.Tool)
+	}
+	for _, op := range m.operators() {
+		row := []string{op}
+		for _, t := range m.Tools {
+			row = append(row, scoreAt(t.ByOperator, op).Text())
+		}
+		ops.Rows = append(ops.Rows, row)
+	}
+	surv := htmlTable{ID: "mutation-survivors", Caption: "Why each survivor survived: not reached, the tool never requested its operation; reached, never triggered, it did not send the input the mutant's condition needs; triggered, not reported, the answer was wrong and its checks let it pass.",
+		Header: []string{"tool", "operator", NotReached, NotTriggered, NotReported}}
+	for _, t := range m.Tools {
+		for _, s := range t.Survivors {
+			surv.Rows = append(surv.Rows, []string{t.Tool, s.Operator, fmt.Sprint(s.NotReached), fmt.Sprint(s.NotTriggered), fmt.Sprint(s.NotReported)})
+		}
+	}
+	h.Tables = []htmlTable{score, ops, surv}
+	for _, p := range m.Pairs {
+		h.Verdicts = append(h.Verdicts, p.All.Words)
+		for _, t := range p.ByOperator {
+			if t.OnlyA+t.OnlyB > 0 {
+				h.Verdicts = append(h.Verdicts, t.Words)
+			}
+		}
+	}
+	if len(m.Undetected) == 0 {
+		h.Undetected = "Every mutant planted was detected by at least one tool."
+		return h
+	}
+	und := htmlTable{ID: "mutation-undetected", Caption: fmt.Sprintf("The %d mutants no tool detected, with a request that triggers each and why it survived each tool.", len(m.Undetected)),
+		Header: []string{"set", "mutant", "depth", "a trigger"}}
+	for _, t := range m.Tools {
+		und.Header = append(und.Header, t.Tool)
+	}
+	for _, u := range m.Undetected {
+		row := []string{u.Set, string(u.ID), fmt.Sprint(u.Depth), u.Trigger}
+		for _, t := range m.Tools {
+			row = append(row, cmp.Or(u.Groups[t.Tool], "—"))
+		}
+		und.Rows = append(und.Rows, row)
+	}
+	h.Tables = append(h.Tables, und)
+	return h
 }

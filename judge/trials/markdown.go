@@ -13,7 +13,12 @@ import (
 // cdFile, relative to the Markdown; "" for none).
 func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 	fmt.Fprintf(w, "# Trials\n\n")
-	fmt.Fprintf(w, "Times are seconds since the tool started, in each trial. A trial that did not detect (or trigger) a defect is censored at its budget: the median is Kaplan-Meier's, with its 95 %% confidence interval, \"beyond the budget\" when fewer than half the trials got there.\n\n")
+	if s.Mutation != nil && len(s.Tools) > 0 {
+		fmt.Fprintf(w, "The run planted the ten in some trials and mutant sets in others: the ten's figures come first, from their trials alone; the mutants' are under [Mutation score](#mutation-score).\n\n")
+	}
+	if len(s.Tools) > 0 {
+		fmt.Fprintf(w, "Times are seconds since the tool started, in each trial. A trial that did not detect (or trigger) a defect is censored at its budget: the median is Kaplan-Meier's, with its 95 %% confidence interval, \"beyond the budget\" when fewer than half the trials got there.\n\n")
+	}
 	for _, t := range s.Tools {
 		fmt.Fprintf(w, "## %s: %d trials, budget %s\n\n", md(t.Tool), t.Trials, duration(t.Budget))
 		for _, n := range t.NotRun {
@@ -82,6 +87,9 @@ func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 			fmt.Fprintf(w, "![Critical-difference diagram: mean ranks, and the tools the Nemenyi test does not tell apart joined by a bar](%s)\n\n", cdFile)
 		}
 	}
+	if m := s.Mutation; m != nil {
+		m.writeMarkdown(w)
+	}
 	if p := s.Provenance; p != nil {
 		p.writeMarkdown(w)
 	}
@@ -116,7 +124,7 @@ func (p Provenance) writeMarkdown(w io.Writer) {
 		fmt.Fprintf(w, "- Each trial's tool and instance: CPU %s, memory %s each\n", orDash(r.CPU), orDash(r.Memory))
 	}
 	sc := p.Showcase
-	fmt.Fprintf(w, "- The showcase: version %s, `DEFECTS=%s`%s\n", orDash(sc.Version), sc.Defects, imageText(sc.Image, sc.Digest))
+	fmt.Fprintf(w, "- The showcase: version %s, `DEFECTS=%s`%s%s\n", orDash(sc.Version), sc.Defects, seedText(sc.MutantSeed), imageText(sc.Image, sc.Digest))
 	for _, t := range p.Tools {
 		bin := ""
 		if t.Binary != "" {
@@ -145,4 +153,112 @@ func imageText(image, digest string) string {
 		return fmt.Sprintf(", image `%s`", image)
 	}
 	return fmt.Sprintf(", image `%s` (`%s`)", image, digest)
+}
+
+// seedText is where a run's mutant sets begin: ", mutant sets from seed
+// 7 (trial i: seed 7+i-1)"; "" for a run that draws none.
+func seedText(first uint64) string {
+	if first == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", a mutant set per trial from seed %d (the i-th trial of mutants: seed %d+i-1, the same for every tool)", first, first)
+}
+
+// writeMarkdown is the mutation score for a person: each tool's score,
+// by operator and by depth; its survivors in the three groups by
+// operator; the pairs' tests; the mutants no tool detected.
+func (m MutationSummary) writeMarkdown(w io.Writer) {
+	fmt.Fprintf(w, "## Mutation score\n\n")
+	fmt.Fprintf(w, "The trials of mutant sets (%d sets: %s). A tool's score is the mutants it detected over those planted in its trials; a mutant in two trials counts twice. Each score has its 95 %% interval (%s).\n\n", len(m.Sets), setsText(m.Sets), m.Method)
+	fmt.Fprintf(w, "| tool | trials | score | depth 0 | depth 1 | depth 2 | spurious |\n|---|--:|---|---|---|---|--:|\n")
+	for _, t := range m.Tools {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %d |\n", md(t.Tool), t.Trials, t.Score.Text(), scoreAt(t.ByDepth, "0").Text(), scoreAt(t.ByDepth, "1").Text(), scoreAt(t.ByDepth, "2").Text(), t.Spurious)
+	}
+	ops := m.operators()
+	fmt.Fprintf(w, "\n**By operator**\n\n| operator |")
+	for _, t := range m.Tools {
+		fmt.Fprintf(w, " %s |", md(t.Tool))
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(m.Tools)))
+	for _, op := range ops {
+		fmt.Fprintf(w, "| %s |", op)
+		for _, t := range m.Tools {
+			fmt.Fprintf(w, " %s |", scoreAt(t.ByOperator, op).Text())
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\n**Why each survivor survived**: *not reached*, the tool never requested its operation; *reached, never triggered*, it did not send the input the mutant's condition needs; *triggered, not reported*, the answer was wrong and its checks let it pass.\n\n")
+	fmt.Fprintf(w, "| tool | operator | not reached | reached, never triggered | triggered, not reported |\n|---|---|--:|--:|--:|\n")
+	for _, t := range m.Tools {
+		for _, s := range t.Survivors {
+			fmt.Fprintf(w, "| %s | %s | %d | %d | %d |\n", md(t.Tool), s.Operator, s.NotReached, s.NotTriggered, s.NotReported)
+		}
+	}
+	fmt.Fprintln(w)
+	if len(m.Pairs) > 0 {
+		fmt.Fprintf(w, "**Which detects more**: McNemar's exact test on the mutants both tools met (the same set, by seed), from the pairs only one detected; by operator, Holm-adjusted over the operators. A difference is shown at adjusted p < %.2f.\n\n", Alpha)
+		for _, p := range m.Pairs {
+			fmt.Fprintf(w, "- %s.\n", md(p.All.Words))
+			for _, t := range p.ByOperator {
+				if t.OnlyA+t.OnlyB > 0 {
+					fmt.Fprintf(w, "  - %s.\n", md(t.Words))
+				}
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if len(m.Undetected) == 0 {
+		fmt.Fprintf(w, "Every mutant planted was detected by at least one tool.\n\n")
+		return
+	}
+	fmt.Fprintf(w, "**Mutants no tool detected** (%d), each with a request that triggers it and why it survived each tool:\n\n| set | mutant | depth | a trigger |", len(m.Undetected))
+	for _, t := range m.Tools {
+		fmt.Fprintf(w, " %s |", md(t.Tool))
+	}
+	fmt.Fprintf(w, "\n|---|---|--:|---|%s\n", strings.Repeat("---|", len(m.Tools)))
+	for _, u := range m.Undetected {
+		fmt.Fprintf(w, "| %s | `%s` | %d | `%s` |", u.Set, md(string(u.ID)), u.Depth, md(u.Trigger))
+		for _, t := range m.Tools {
+			g := u.Groups[t.Tool]
+			if g == "" {
+				g = "—"
+			}
+			fmt.Fprintf(w, " %s |", g)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+// operators are the operators any tool met, in the catalogue's order.
+func (m MutationSummary) operators() []string {
+	seen := map[string]bool{}
+	var ops []string
+	for _, t := range m.Tools {
+		for _, s := range t.ByOperator {
+			if !seen[s.Key] {
+				seen[s.Key] = true
+				ops = append(ops, s.Key)
+			}
+		}
+	}
+	return operatorOrder(ops)
+}
+
+// scoreAt is the score under key; nothing planted when there is none.
+func scoreAt(ss []Score, key string) Score {
+	for _, s := range ss {
+		if s.Key == key {
+			return s
+		}
+	}
+	return Score{Key: key}
+}
+
+// setsText names the sets, the first and last few when there are many.
+func setsText(sets []string) string {
+	if len(sets) <= 4 {
+		return strings.Join(sets, ", ")
+	}
+	return strings.Join(sets[:2], ", ") + ", …, " + sets[len(sets)-1]
 }

@@ -67,8 +67,11 @@ type Provenance struct {
 type ShowcaseSource struct {
 	Version string `json:"version,omitempty"` // as its log says
 	Defects string `json:"defects"`
-	Image   string `json:"image,omitempty"`
-	Digest  string `json:"digest,omitempty"`
+	// MutantSeed is the seed of trial 1's mutant set, where the run draws
+	// a set per trial (Defects says mutants): trial i's is MutantSeed+i-1.
+	MutantSeed uint64 `json:"mutant_seed,omitempty"`
+	Image      string `json:"image,omitempty"`
+	Digest     string `json:"digest,omitempty"`
 }
 
 // ToolSource is a tool as it was run.
@@ -172,7 +175,7 @@ func logVersion(file string) string {
 // outcome and no stages.
 func WriteCSV(w io.Writer, ts []Trial) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"tool", "trial", "seed", "where", "outcome", "defect", "reached", "reached_s", "triggered", "triggered_s", "detected", "detected_s", "budget_s", "censored", "spurious"})
+	_ = cw.Write([]string{"tool", "trial", "seed", "where", "outcome", "defect", "reached", "reached_s", "triggered", "triggered_s", "detected", "detected_s", "budget_s", "censored", "spurious", "defects", "operator", "depth", "survived"})
 	secs := func(x *float64) string {
 		if x == nil {
 			return ""
@@ -183,15 +186,21 @@ func WriteCSV(w io.Writer, ts []Trial) error {
 		outcome := t.Outcome
 		if !t.Ran() {
 			outcome = "not run: " + t.NotRun
-			for _, id := range defectIDs() {
-				_ = cw.Write([]string{t.Tool, strconv.Itoa(t.Number), t.Seed, t.Where, outcome, string(id), "", "", "", "", "", "", secs(&t.Budget), "", ""})
+			for _, s := range plantedIn(t) {
+				_ = cw.Write([]string{t.Tool, strconv.Itoa(t.Number), t.Seed, t.Where, outcome, string(s.ID), "", "", "", "", "", "", secs(&t.Budget), "", "",
+					t.Defects, s.Operator, depthText(s.Depth), ""})
 			}
 			continue
 		}
 		for _, s := range t.Stages {
+			survived := ""
+			if t.Mutants() {
+				survived = group(s) // why it survived; "" when detected
+			}
 			_ = cw.Write([]string{t.Tool, strconv.Itoa(t.Number), t.Seed, t.Where, outcome, string(s.ID),
 				strconv.FormatBool(s.Reached), secs(s.ReachedAfter), strconv.FormatBool(s.Triggered), secs(s.TriggeredAfter),
-				strconv.FormatBool(s.Detected), secs(s.DetectedAfter), secs(&t.Budget), strconv.FormatBool(!s.Detected), strconv.Itoa(s.Spurious)})
+				strconv.FormatBool(s.Detected), secs(s.DetectedAfter), secs(&t.Budget), strconv.FormatBool(!s.Detected), strconv.Itoa(s.Spurious),
+				t.Defects, s.Operator, depthText(s.Depth), survived})
 		}
 	}
 	cw.Flush()
@@ -223,10 +232,26 @@ func Rebuild(dir string) error {
 	return WriteRun(dir, ts)
 }
 
-func defectIDs() []catalogue.ID {
-	var ids []catalogue.ID
-	for _, d := range catalogue.Defects {
-		ids = append(ids, d.ID)
+// plantedIn are the defects a trial that could not run would have had:
+// its mutant set's mutants, or the ten.
+func plantedIn(t Trial) []Stage {
+	var out []Stage
+	if set, err := catalogue.Parse(t.Defects); err == nil && set.IsMutants() {
+		for _, m := range set.Mutants() {
+			d := m.Depth()
+			out = append(out, Stage{ID: m.ID(), Operator: m.Operator.Name, Condition: m.Condition(), Depth: &d})
+		}
+		return out
 	}
-	return ids
+	for _, d := range catalogue.Defects {
+		out = append(out, Stage{ID: d.ID})
+	}
+	return out
+}
+
+func depthText(d *int) string {
+	if d == nil {
+		return ""
+	}
+	return strconv.Itoa(*d)
 }

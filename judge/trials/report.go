@@ -71,8 +71,20 @@ func WriteRun(dir string, ts []Trial) error {
 			}
 		}
 	}
+	// The chart is of the ten's trials: a mutant set's detections are
+	// the mutation score's.
+	var ten []Trial
+	for _, t := range ts {
+		if !t.Mutants() {
+			ten = append(ten, t)
+		}
+	}
+	chart := ChartSVG
+	if len(ten) == 0 {
+		chart = ""
+	}
 	var md bytes.Buffer
-	if err := s.WriteMarkdown(&md, ChartSVG, cd); err != nil {
+	if err := s.WriteMarkdown(&md, chart, cd); err != nil {
 		return err
 	}
 	s.writeCoverageMarkdown(&md, covChart, codeChart)
@@ -97,7 +109,10 @@ func WriteRun(dir string, ts []Trial) error {
 	if err := os.WriteFile(filepath.Join(dir, ReportHTML), page.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return Chart(ts, filepath.Join(dir, ChartSVG), filepath.Join(dir, ChartPNG))
+	if len(ten) == 0 {
+		return nil
+	}
+	return Chart(ten, filepath.Join(dir, ChartSVG), filepath.Join(dir, ChartPNG))
 }
 
 // LoadRun reads the trials of a run's folder, as WriteRun wrote them, to

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -170,8 +171,14 @@ func stages(truth catalogue.Truth, card *score.Scorecard, toolStart time.Time, i
 	}
 	var out []Stage
 	first := map[catalogue.ID]int{} // each detected defect's first line in the report
+	mutants := strings.HasPrefix(truth.Setting, "mutants:")
 	for _, d := range truth.Defects {
-		s := Stage{ID: d.ID}
+		// A mutant set's trial is its mutants: the ten are off, and
+		// scored apart from them.
+		if mutants && !catalogue.IsMutantID(d.ID) {
+			continue
+		}
+		s := Stage{ID: d.ID, Operator: d.Operator, Condition: d.Condition, Depth: d.Depth}
 		if r := d.Reached; r != nil && r.Count > 0 {
 			s.Reached, s.ReachedAfter, s.ReachedRequest = true, server(r.First), r.FirstRequest
 		}

@@ -131,7 +131,7 @@ func TestSpuriousInTheReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(csv.String(), "\n")
-	if !strings.HasSuffix(lines[0], ",censored,spurious") || !strings.Contains(csv.String(), "busy,2,,,finished,PERF-02,true,,false,,false,,60.000,true,2\n") {
+	if !strings.HasSuffix(lines[0], ",censored,spurious,defects,operator,depth,survived") || !strings.Contains(csv.String(), "busy,2,,,finished,PERF-02,true,,false,,false,,60.000,true,2,,,,\n") {
 		t.Errorf("trials.csv:\n%s", csv.String())
 	}
 }

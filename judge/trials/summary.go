@@ -168,7 +168,11 @@ type Summary struct {
 	Tools   []ToolSummary `json:"tools"`
 	Pairs   []PairSummary `json:"pairs"`
 	Ranking *Ranking      `json:"ranking,omitempty"`
-	Trials  []Trial       `json:"trials"`
+	// Mutation is the trials of mutant sets, kept apart from the ten's
+	// (Tools, Pairs and Ranking are theirs): each tool's mutation score,
+	// its survivors and the pairs' tests. Absent when none ran.
+	Mutation *MutationSummary `json:"mutation,omitempty"`
+	Trials   []Trial          `json:"trials"`
 	// Provenance is the run's (run.json), where it has one.
 	Provenance *Provenance `json:"provenance,omitempty"`
 }
@@ -200,9 +204,29 @@ func Summarize(trials []Trial, fallback float64) Summary {
 		}
 		byTool[t.Tool] = append(byTool[t.Tool], t)
 	}
+	s.Mutation = summarizeMutants(names, byTool)
+	// The ten's figures are of the trials that planted them; a run of
+	// mutant sets alone has none.
+	ten := map[string][]Trial{}
+	anyTen := false
+	for _, name := range names {
+		for _, t := range byTool[name] {
+			if !t.Mutants() {
+				ten[name] = append(ten[name], t)
+				anyTen = true
+			}
+		}
+	}
+	for _, t := range trials {
+		anyTen = anyTen || !t.Ran() && !t.Mutants()
+	}
+	if !anyTen && s.Mutation != nil {
+		s.Tools = []ToolSummary{}
+		return s
+	}
 	var ran []ToolSummary
 	for _, name := range names {
-		ts := summarizeTool(name, byTool[name], fallback)
+		ts := summarizeTool(name, ten[name], fallback)
 		ts.NotRun, ts.Lost = notRun[name], lost[name]
 		s.Tools = append(s.Tools, ts)
 		if ts.Trials > 0 {

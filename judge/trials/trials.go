@@ -15,6 +15,7 @@ package trials
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -24,8 +25,14 @@ import (
 // tool started) its operation was reached, it was triggered and the tool
 // detected it, and which request (its index among the instance's) was the
 // first to reach or trigger it.
+//
+// For a mutant, Operator, Condition and Depth say which it is (as its ID
+// does, spelled out for the reader of trial.json).
 type Stage struct {
 	ID               catalogue.ID `json:"id"`
+	Operator         string       `json:"operator,omitempty"`
+	Condition        string       `json:"condition,omitempty"`
+	Depth            *int         `json:"depth,omitempty"`
 	Reached          bool         `json:"reached"`
 	ReachedAfter     *float64     `json:"reached_after,omitempty"`
 	ReachedRequest   *uint64      `json:"reached_request,omitempty"`
@@ -60,9 +67,13 @@ type Signal struct {
 
 // Trial is one run of one tool.
 type Trial struct {
-	Tool    string   `json:"tool"`
-	Number  int      `json:"trial"`
-	Seed    string   `json:"seed"`
+	Tool   string `json:"tool"`
+	Number int    `json:"trial"`
+	Seed   string `json:"seed"`
+	// Defects is what the trial's instance planted (its DEFECTS): all,
+	// a list, or mutants:SEED:N, the trial's mutant set. An older record
+	// has none: the ten.
+	Defects string   `json:"defects,omitempty"`
 	Dir     string   `json:"dir"` // relative to the run's folder
 	Command []string `json:"command"`
 	URL     string   `json:"url"`
@@ -223,6 +234,10 @@ func (t Trial) TestedNothing() bool {
 	}
 	return true
 }
+
+// Mutants reports whether the trial planted a mutant set: its stages
+// are the set's mutants, scored as a mutation score, apart from the ten.
+func (t Trial) Mutants() bool { return strings.HasPrefix(t.Defects, "mutants:") }
 
 // budget is the trial's budget, or fallback for a record that has none.
 func (t Trial) budget(fallback float64) float64 {

@@ -70,7 +70,7 @@ func (c *campaign) fromFile(o *runner.Options) ([]runner.Tool, error) {
 	disagree := func(flag, fileSays, flagSays string) error {
 		return fmt.Errorf("%s says %s: %s, but -%s says %s; give one of them", c.file, flag, fileSays, flag, flagSays)
 	}
-	if c.set["defects"] && o.Defects != e.Defects {
+	if (c.set["defects"] || c.set["mutant-seed"]) && !o.Defects.Equal(e.Defects) {
 		return nil, disagree("defects", e.Defects.String(), o.Defects.String())
 	}
 	o.Defects = e.Defects
@@ -121,6 +121,9 @@ func (c *campaign) quantities() (cpu, mem resource.Quantity) {
 // provenance is what the run records of itself before it starts.
 func (c *campaign) provenance(o runner.Options, tools []runner.Tool) trials.Provenance {
 	p := trials.Provenance{Where: c.on, Runner: version.String(), Showcase: trials.ShowcaseSource{Defects: o.Defects.String()}, Machines: []trials.Machine{}}
+	if o.Defects.Draws() {
+		p.Showcase.MutantSeed = max(o.Defects.FirstSeed, 1)
+	}
 	if c.exp != nil {
 		p.Experiment, p.ExperimentSHA256 = trials.ExperimentFile, c.exp.SHA256
 		if !c.exp.Resources.CPU.IsZero() || !c.exp.Resources.Memory.IsZero() {

@@ -196,8 +196,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	gs.StringVar(&o.Out, "out", "out/trials", "the folder of the run: the report, the chart, a folder per trial")
 	gs.IntVar(&o.Concurrency, "parallel", 0, "trials at once (default: 1 here, as the timing defects are about time; on a cluster, what the nodes' allocatable CPU holds)")
 	gs.IntVar(&o.Concurrency, "concurrency", 0, "the same as -parallel")
-	defects := catalogue.All()
-	gs.TextVar(&defects, "defects", catalogue.All(), "the defects active in each fresh instance: "+catalogue.SettingUsage)
+	var defects trials.Plan
+	gs.TextVar(&defects, "defects", trials.PlanOf(catalogue.All()), trials.PlanUsage)
+	firstSeed := gs.Uint64("mutant-seed", 1, "with -defects mutants[:N]: the seed of trial 1's mutant set (trial i's is this plus i-1)")
 	gs.StringVar(&o.Base, "base", "", "a running deployment's base URL, instead of a fresh instance per trial")
 	gs.StringVar(&o.Admin, "admin", "", "its admin URL (for the reset between trials and the ground truth)")
 	gs.DurationVar(&o.InterruptGrace, "interrupt-grace", 10*time.Second, "at the budget, how long the tool has after SIGINT (as Ctrl-C) to close its report, before SIGTERM")
@@ -236,6 +237,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c.set = map[string]bool{}
 	gs.Visit(func(f *flag.Flag) { c.set[f.Name] = true })
 	o.Defects = defects
+	o.Defects.FirstSeed = *firstSeed
 	var err error
 	if o.Coverage.Kind, err = trials.ParseCoverageKind(coverageKind); err != nil {
 		return usageError{err}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/judge/trials"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -41,10 +42,13 @@ type Experiment struct {
 	Raw    []byte
 	SHA256 string
 
-	Trials  int
-	Budget  time.Duration
-	Seeds   []string // one per trial; nil: 1..Trials
-	Defects catalogue.Set
+	Trials int
+	Budget time.Duration
+	Seeds  []string // one per trial; nil: 1..Trials
+	// Defects is what the trials' instances plant: the ten (all, the
+	// default), a list, mutant sets drawn per trial (mutants[:N], from
+	// mutant_seed on), or two of them (all+mutants).
+	Defects trials.Plan
 	// Resources are each trial's, for the tool and the instance each.
 	Resources Resources
 	// InterruptGrace and TermGrace: at the budget, how long the tool has
@@ -94,7 +98,7 @@ func Read(file string) (*Experiment, error) {
 // Parse checks an experiment file's bytes (file names it in errors).
 func Parse(file string, raw []byte) (*Experiment, error) {
 	sum := sha256.Sum256(raw)
-	e := &Experiment{File: file, Raw: raw, SHA256: hex.EncodeToString(sum[:]), Defects: catalogue.All(),
+	e := &Experiment{File: file, Raw: raw, SHA256: hex.EncodeToString(sum[:]), Defects: trials.PlanOf(catalogue.All()),
 		Showcase: DefaultShowcaseImage, Agent: DefaultAgentImage}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(raw))
@@ -133,11 +137,28 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 		case "seeds":
 			e.Seeds = p.strings(v, "seeds")
 		case "defects":
-			if s := p.scalar(v, "defects"); s != "" {
-				if err := e.Defects.UnmarshalText([]byte(s)); err != nil {
+			// defects: all | mutants:10 | all+mutants, or a list of them
+			s := ""
+			if v.Kind == yaml.SequenceNode {
+				s = strings.Join(p.strings(v, "defects"), "+")
+			} else {
+				s = p.scalar(v, "defects")
+			}
+			if s != "" {
+				plan, err := trials.ParsePlan(s)
+				if err != nil {
 					p.fail(v, "defects", "%v", err)
 				}
+				plan.FirstSeed = e.Defects.FirstSeed
+				e.Defects = plan
 			}
+		case "mutant_seed":
+			// The first mutant set's seed: trial i plants seed mutant_seed+i-1.
+			n, err := strconv.ParseUint(p.scalar(v, "mutant_seed"), 10, 64)
+			if err != nil || n == 0 {
+				p.fail(v, "mutant_seed", "want a whole number from 1: the seed of the first trial's mutant set")
+			}
+			e.Defects.FirstSeed = n
 		case "resources":
 			e.Resources = p.resources(v)
 		case "showcase":
@@ -177,7 +198,7 @@ func Parse(file string, raw []byte) (*Experiment, error) {
 		case "tools":
 			e.Tools = p.tools(v)
 		default:
-			p.fail(k, k.Value, "unknown key (an experiment takes trials, budget, seeds, defects, resources, interrupt_grace, term_grace, retries, showcase, coverage and tools)")
+			p.fail(k, k.Value, "unknown key (an experiment takes trials, budget, seeds, defects, mutant_seed, resources, interrupt_grace, term_grace, retries, showcase, coverage and tools)")
 		}
 		if p.err != nil {
 			return nil, p.err

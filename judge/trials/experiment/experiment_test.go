@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/judge/trials"
 )
 
 // The example, as written.
@@ -27,7 +28,7 @@ func TestParseExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Trials != 10 || e.Budget != 10*time.Minute || len(e.Seeds) != 10 || e.Seeds[2] != "3" || e.Defects != catalogue.All() {
+	if e.Trials != 10 || e.Budget != 10*time.Minute || len(e.Seeds) != 10 || e.Seeds[2] != "3" || !e.Defects.Equal(trials.PlanOf(catalogue.All())) {
 		t.Errorf("read %+v", e)
 	}
 	if e.Resources.CPU.String() != "1" || e.Resources.Memory.String() != "512Mi" {
@@ -51,7 +52,7 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Trials != 10 || e.Budget != 10*time.Minute || e.Seeds != nil || e.Defects != catalogue.All() || e.Retries != 2 {
+	if e.Trials != 10 || e.Budget != 10*time.Minute || e.Seeds != nil || !e.Defects.Equal(trials.PlanOf(catalogue.All())) || e.Retries != 2 {
 		t.Errorf("defaults %+v", e)
 	}
 	for in, want := range map[string]int{"0": 0, "5": 5} {
@@ -61,7 +62,7 @@ func TestParseDefaults(t *testing.T) {
 		}
 	}
 	e, err = Parse("x.yaml", []byte("defects: none\nshowcase: {image: r/g:1, agent: r/a:1}\ntools:\n  - {name: a, command: [a]}\n"))
-	if err != nil || e.Defects != catalogue.None() || e.Showcase != "r/g:1" || e.Agent != "r/a:1" {
+	if err != nil || !e.Defects.Equal(trials.PlanOf(catalogue.None())) || e.Showcase != "r/g:1" || e.Agent != "r/a:1" {
 		t.Errorf("%+v %v", e, err)
 	}
 }

@@ -52,8 +52,9 @@ type Tool struct {
 // Options are a run's settings.
 type Options struct {
 	Out string // the run's folder; relative to the working directory, or absolute
-	// Defects is the setting of each fresh instance (default all).
-	Defects catalogue.Set
+	// Defects is what each trial's instance plants (default the ten): one
+	// setting, mutant sets drawn per trial, or both (trials.Plan).
+	Defects trials.Plan
 	// Base and Admin are a running deployment's API and admin URLs, used
 	// instead of fresh instances: reset before each trial.
 	Base, Admin string
@@ -171,9 +172,6 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		}
 		o.Executor = l
 	}
-	if o.Defects == (catalogue.Set{}) {
-		o.Defects = catalogue.All()
-	}
 	// Every path below is absolute, whatever the working directory of the
 	// tools (their {out}) and of the caller.
 	out, err := filepath.Abs(o.Out)
@@ -183,9 +181,10 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 	o.Out = out
 	// Each tool with its defaults once; a trial each, in order.
 	type job struct {
-		tool  Tool
-		trial *trials.Trial
-		ran   bool
+		tool    Tool
+		defects catalogue.Set
+		trial   *trials.Trial
+		ran     bool
 		// done: collected by an earlier runner (resumed); before: started
 		// by it.
 		done, before bool
@@ -209,13 +208,20 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		if len(tl.Seeds) > 0 && len(tl.Seeds) != tl.Trials {
 			return nil, fmt.Errorf("trials: %s: %d seeds for %d trials", tl.Name, len(tl.Seeds), tl.Trials)
 		}
-		for i := 1; i <= tl.Trials; i++ {
-			seed := strconv.Itoa(i)
-			if len(tl.Seeds) > 0 {
-				seed = tl.Seeds[i-1]
+		// Each planting's trials, numbered on: trial i of a planting that
+		// draws mutants plants the set of its i-th seed, for every tool.
+		number := 0
+		for _, pl := range o.Defects.Each() {
+			for i := 1; i <= tl.Trials; i++ {
+				number++
+				seed := strconv.Itoa(i)
+				if len(tl.Seeds) > 0 {
+					seed = tl.Seeds[i-1]
+				}
+				set := o.Defects.For(pl, i)
+				jobs = append(jobs, &job{tool: tl, defects: set, trial: &trials.Trial{Tool: tl.Name, Number: number, Seed: seed, Defects: set.String(), Budget: tl.Budget.Seconds(),
+					Dir: filepath.Join(slug(tl.Name), fmt.Sprintf("trial-%02d", number))}})
 			}
-			jobs = append(jobs, &job{tool: tl, trial: &trials.Trial{Tool: tl.Name, Number: i, Seed: seed, Budget: tl.Budget.Seconds(),
-				Dir: filepath.Join(slug(tl.Name), fmt.Sprintf("trial-%02d", i))}})
 		}
 	}
 	tr := &tracker{dir: o.Out, say: func(format string, args ...any) { progress(o, format, args...) }}
@@ -282,7 +288,7 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		wg.Go(func() {
 			defer func() { <-sem }()
 			tr.update(i, func(p *trials.TrialProgress) { p.State = trials.StateRunning })
-			err := runTrial(ctx, o, j.tool, j.trial, j.before, tr.hooks(i))
+			err := runTrial(ctx, o, j.tool, j.defects, j.trial, j.before, tr.hooks(i))
 			tr.ended(i, *j.trial)
 			if err != nil {
 				mu.Lock()
@@ -316,12 +322,12 @@ func slug(name string) string {
 	return strings.Trim(b.String(), "-")
 }
 
-func runTrial(ctx context.Context, o Options, tl Tool, t *trials.Trial, before bool, h hooks) error {
+func runTrial(ctx context.Context, o Options, tl Tool, defects catalogue.Set, t *trials.Trial, before bool, h hooks) error {
 	dir := filepath.Join(o.Out, t.Dir)
 	if err := os.MkdirAll(filepath.Join(dir, trials.ToolDir), 0o755); err != nil {
 		return err
 	}
-	s := Spec{Tool: tl, Dir: dir, Defects: o.Defects, Coverage: o.Coverage, Limits: budget.Limits{Budget: tl.Budget, InterruptGrace: o.InterruptGrace, TermGrace: o.TermGrace},
+	s := Spec{Tool: tl, Dir: dir, Defects: defects, Coverage: o.Coverage, Limits: budget.Limits{Budget: tl.Budget, InterruptGrace: o.InterruptGrace, TermGrace: o.TermGrace},
 		Say: func(format string, args ...any) { progress(o, format, args...) }, Started: h.started, Live: h.live, Lost: h.lost,
 		Resumed: o.Resume, StartedBefore: before}
 	if err := o.Executor.Execute(ctx, s, t); err != nil {
