@@ -30,7 +30,16 @@ func Wilson(k, n int) Interval {
 	p, nf, z2 := float64(k)/float64(n), float64(n), z95*z95
 	centre := (p + z2/(2*nf)) / (1 + z2/nf)
 	half := z95 / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	return Interval{math.Max(0, centre-half), math.Min(1, centre+half)}
+	in := Interval{math.Max(0, centre-half), math.Min(1, centre+half)}
+	// At k = 0 and k = n one bound is exactly 0 or 1 (the square root is
+	// z/2n there); rounding leaves it a hair inside.
+	switch k {
+	case 0:
+		in.Lower = 0
+	case n:
+		in.Upper = 1
+	}
+	return in
 }
 
 // ClopperPearson is the exact 95 % interval of k successes in n trials

@@ -36,6 +36,20 @@ func TestIntervalsNewcombe(t *testing.T) {
 	}
 }
 
+// At 0 of n and n of n the Wilson bound is exactly 0 or 1, as a
+// reader of "100 % (98-100 %)" expects, for every n up to 500.
+func TestWilsonEdges(t *testing.T) {
+	t.Parallel()
+	for n := 1; n <= 500; n++ {
+		if w := Wilson(n, n); w.Upper != 1 || w.Lower >= 1 {
+			t.Fatalf("Wilson(%d, %d) = %v", n, n, w)
+		}
+		if w := Wilson(0, n); w.Lower != 0 || w.Upper <= 0 {
+			t.Fatalf("Wilson(0, %d) = %v", n, w)
+		}
+	}
+}
+
 func round4(x float64) float64 { return math.Round(x*1e4) / 1e4 }
 
 // Clopper-Pearson's bounds are where the binomial tails, summed term by

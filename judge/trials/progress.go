@@ -43,12 +43,14 @@ type Progress struct {
 
 // TrialProgress is one trial as it goes.
 type TrialProgress struct {
-	Tool   string  `json:"tool"`
-	Number int     `json:"trial"`
-	Seed   string  `json:"seed"`
-	Dir    string  `json:"dir"`
-	Budget float64 `json:"budget_seconds"`
-	State  string  `json:"state"`
+	Tool   string `json:"tool"`
+	Number int    `json:"trial"`
+	Seed   string `json:"seed"`
+	// Defects is what its instance plants (Trial.Defects).
+	Defects string  `json:"defects,omitempty"`
+	Dir     string  `json:"dir"`
+	Budget  float64 `json:"budget_seconds"`
+	State   string  `json:"state"`
 	// Start is when its tool started (on a cluster: when its Pod did);
 	// Seconds how long it ran, once it has ended.
 	Start   *time.Time `json:"start,omitempty"`
@@ -105,7 +107,7 @@ func LiveCoverageOf(c *coverage.Report) *LiveCoverage {
 
 // ProgressOf is an ended trial's progress, from its record.
 func ProgressOf(t Trial) TrialProgress {
-	p := TrialProgress{Tool: t.Tool, Number: t.Number, Seed: t.Seed, Dir: t.Dir, Budget: t.Budget}
+	p := TrialProgress{Tool: t.Tool, Number: t.Number, Seed: t.Seed, Defects: t.Defects, Dir: t.Dir, Budget: t.Budget}
 	if t.Lost() > 0 {
 		p.Attempts = t.Attempts
 	}

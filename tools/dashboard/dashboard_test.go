@@ -16,19 +16,19 @@ func TestLoadTheShippedDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, c := len(InRow(panels, "")), len(InRow(panels, "Campaign")); n != 7 || c != 6 || len(panels) != 13 {
-		t.Fatalf("%d panels, %d above the rows and %d in Campaign; want the dashboard's 7 and 6", len(panels), n, c)
+	if n, c := len(InRow(panels, "")), len(InRow(panels, "Campaign")); n != 7 || c != 7 || len(panels) != 14 {
+		t.Fatalf("%d panels, %d above the rows and %d in Campaign; want the dashboard's 7 and 7", len(panels), n, c)
 	}
 	// The Campaign row has the trials' coverage: API targets, TCL and
 	// statements, each by trial (a trial's instance is its own), and the
-	// spurious findings beside the detections.
+	// spurious findings beside the detections, and the mutation score.
 	var exprs []string
 	for _, p := range InRow(panels, "Campaign") {
 		for _, tg := range p.Targets {
 			exprs = append(exprs, tg.Expr)
 		}
 	}
-	for _, m := range []string{"showcase_trials_api_coverage_targets)", "showcase_trials_api_coverage_targets_of)", "showcase_trials_api_tcl)", "showcase_trials_statements_covered)", "showcase_trials_spurious_findings_total)"} {
+	for _, m := range []string{"showcase_trials_api_coverage_targets)", "showcase_trials_api_coverage_targets_of)", "showcase_trials_api_tcl)", "showcase_trials_statements_covered)", "showcase_trials_spurious_findings_total)", "showcase_trials_mutants_planted_total)"} {
 		if !strings.Contains(strings.Join(exprs, "\n"), m) {
 			t.Errorf("the Campaign row queries no %s", strings.TrimSuffix(m, ")"))
 		}

@@ -256,7 +256,7 @@ func Run(ctx context.Context, o Options, tools []Tool) ([]trials.Trial, error) {
 		}
 	}
 	for _, j := range jobs {
-		p := trials.TrialProgress{Tool: j.trial.Tool, Number: j.trial.Number, Seed: j.trial.Seed,
+		p := trials.TrialProgress{Tool: j.trial.Tool, Number: j.trial.Number, Seed: j.trial.Seed, Defects: j.trial.Defects,
 			Dir: j.trial.Dir, Budget: j.trial.Budget, State: trials.StateQueued}
 		if j.done {
 			j.ran, p = true, trials.ProgressOf(*j.trial)

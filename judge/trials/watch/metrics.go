@@ -36,6 +36,12 @@ var (
 		"The API coverage targets there are, for a trial.", []string{"tool", "trial"}, nil)
 	descTCL = prometheus.NewDesc("showcase_trials_api_tcl",
 		"The Test Coverage Level (0 to 6) a trial's requests reached: so far while it runs, at its end once ended.", []string{"tool", "trial"}, nil)
+	descMutantsPlanted = prometheus.NewDesc("showcase_trials_mutants_planted_total",
+		"The mutants planted in a tool's ended trials of mutant sets (a mutant in two trials counts twice): the mutation score's denominator.", []string{"tool"}, nil)
+	descMutantsDetected = prometheus.NewDesc("showcase_trials_mutants_detected_total",
+		"The mutants a tool's ended trials of mutant sets detected: the mutation score's numerator.", []string{"tool"}, nil)
+	descSurvivors = prometheus.NewDesc("showcase_trials_mutant_survivors",
+		"The mutants a tool's ended trials did not detect, by why: not reached (its operation never requested), reached never triggered (the condition's input never sent), triggered not reported (the wrong answer let pass).", []string{"tool", "group"}, nil)
 	descStatements = prometheus.NewDesc("showcase_trials_statements_covered",
 		"The statements of the instance's code an ended trial ran, where the run recorded code coverage.", []string{"tool", "trial"}, nil)
 )
@@ -44,7 +50,7 @@ var (
 type collector struct{ w *Watch }
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descInfo, descStart, descEnded, descTrials, descDetections, descSpurious, descTriggered, descSeconds, descBudget, descCoverage, descCoverageOf, descTCL, descStatements} {
+	for _, d := range []*prometheus.Desc{descInfo, descStart, descEnded, descTrials, descDetections, descSpurious, descTriggered, descSeconds, descBudget, descCoverage, descCoverageOf, descTCL, descStatements, descMutantsPlanted, descMutantsDetected, descSurvivors} {
 		ch <- d
 	}
 }
@@ -70,6 +76,13 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(descTriggered, prometheus.CounterValue, float64(tile.Triggered), t.Tool, string(tile.ID))
 		}
 		ch <- prometheus.MustNewConstMetric(descBudget, prometheus.GaugeValue, t.Budget, t.Tool)
+	}
+	for _, m := range s.Mutation {
+		ch <- prometheus.MustNewConstMetric(descMutantsPlanted, prometheus.CounterValue, float64(m.Planted), m.Tool)
+		ch <- prometheus.MustNewConstMetric(descMutantsDetected, prometheus.CounterValue, float64(m.Detected), m.Tool)
+		for group, n := range map[string]int{"not reached": m.NotReached, "reached never triggered": m.NotTriggered, "triggered not reported": m.NotReported} {
+			ch <- prometheus.MustNewConstMetric(descSurvivors, prometheus.GaugeValue, float64(n), m.Tool, group)
+		}
 	}
 	for _, tr := range s.Trials {
 		if tr.State == trials.StateRunning || tr.State == trials.StateEnded {

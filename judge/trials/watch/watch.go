@@ -182,6 +182,12 @@ type State struct {
 	CD     bool   `json:"cd"`
 	// Coverage: the API coverage's growth is drawn (coverage.svg).
 	Coverage bool `json:"coverage"`
+	// Mutation is each tool's mutation score so far, over its ended
+	// trials of mutant sets, with its survivors in the three groups as
+	// they fill; empty when none has ended. Ten is whether the run plants
+	// the ten: without, the grid of the ten's tiles is left out.
+	Mutation []Mutation `json:"mutation"`
+	Ten      bool       `json:"ten"`
 	// Problem is what could not be read of the folder, if anything.
 	Problem string `json:"problem,omitempty"`
 }
@@ -210,6 +216,19 @@ type Tile struct {
 	Text      string       `json:"text"`     // "k/n · median", as report.html's table says it
 }
 
+// Mutation is one tool's mutation score over its ended trials of mutant
+// sets, in report.md's words, and its survivors by group.
+type Mutation struct {
+	Tool         string `json:"tool"`
+	Trials       int    `json:"trials"`
+	Detected     int    `json:"detected"`
+	Planted      int    `json:"planted"`
+	Score        string `json:"score"` // "17/20 = 85 % (64–95 %)"
+	NotReached   int    `json:"not_reached"`
+	NotTriggered int    `json:"reached_never_triggered"`
+	NotReported  int    `json:"triggered_not_reported"`
+}
+
 // Defect is a defect as the page names it.
 type Defect struct {
 	ID       catalogue.ID `json:"id"`
@@ -226,7 +245,7 @@ type Trial struct {
 
 // State reads the run's folder.
 func (w *Watch) State() State {
-	s := State{Version: w.version, Folder: w.dir, Now: time.Now().UTC(), Counts: zeroCounts(), Tools: []Tool{}, Trials: []Trial{}}
+	s := State{Version: w.version, Folder: w.dir, Now: time.Now().UTC(), Counts: zeroCounts(), Tools: []Tool{}, Trials: []Trial{}, Mutation: []Mutation{}}
 	for _, d := range catalogue.Defects {
 		s.Defects = append(s.Defects, Defect{ID: d.ID, Title: d.Title, Category: catalogue.EndpointOf(d.ID).Category})
 	}
@@ -253,6 +272,7 @@ func (w *Watch) State() State {
 				fmt.Fprintf(key, "%s %d %d\n", p.Dir, c.mod.UnixNano(), c.size)
 			}
 		}
+		s.Ten = s.Ten || !strings.HasPrefix(p.Defects, "mutants:")
 		tr := Trial{TrialProgress: p}
 		switch {
 		case p.State == trials.StateRunning && p.Start != nil:
@@ -287,7 +307,17 @@ func (w *Watch) State() State {
 		s.Tools[i].Trials++
 		s.Tools[i].Counts[tr.State]++
 	}
+	if m := sum.Mutation; m != nil {
+		for _, t := range m.Tools {
+			sv := t.Total()
+			s.Mutation = append(s.Mutation, Mutation{Tool: t.Tool, Trials: t.Trials, Detected: t.Score.Detected, Planted: t.Score.Planted, Score: t.Score.Text(),
+				NotReached: sv.NotReached, NotTriggered: sv.NotTriggered, NotReported: sv.NotReported})
+		}
+	}
 	for i := range s.Tools {
+		if !s.Ten {
+			continue // no tiles of the ten in a run that plants none
+		}
 		ts := byTool[s.Tools[i].Tool] // none of its trials ended: Trials 0
 		s.Tools[i].Ran = ts.Trials
 		for j, d := range catalogue.Defects {

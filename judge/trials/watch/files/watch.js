@@ -72,6 +72,23 @@ function renderGrid(s) {
   });
 }
 
+function renderMutation(s) {
+  $("ten").hidden = !s.ten && s.trials.length > 0;
+  $("mutation").hidden = s.mutation.length === 0;
+  const body = $("mutation-table").tBodies[0];
+  body.textContent = "";
+  for (const m of s.mutation) {
+    const tr = el("tr");
+    tr.id = "mutation-" + slug(m.tool);
+    const th = el("th", "", m.tool);
+    th.scope = "row";
+    tr.append(th, el("td", "n", String(m.trials)), el("td", "score", m.score),
+      el("td", "n not-reached", String(m.not_reached)), el("td", "n not-triggered", String(m.reached_never_triggered)),
+      el("td", "n not-reported", String(m.triggered_not_reported)));
+    body.append(tr);
+  }
+}
+
 function coverageWords(c) {
   return c ? " · coverage " + c.targets + "/" + c.of + " · TCL " + c.tcl : "";
 }
@@ -167,6 +184,7 @@ function render(s) {
   $("report-link").hidden = !s.report;
   document.title = (s.ended ? "Ended" : s.counts.ended + "/" + total) + " · a campaign, live";
   renderGrid(s);
+  renderMutation(s);
   renderTrials(s);
   renderCharts(s);
   tick();
