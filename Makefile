@@ -201,13 +201,15 @@ DURATION ?= 1m
 loadtest:
 	$(GO) run ./tools/cmd/showcase-load -base $(BASE_URL) -rate $(RATE) -duration $(DURATION) $(if $(OUT),-out $(OUT))
 
-## trials: ten trials each of the reference tool and the weak one, against fresh instances, and the report over them in TRIALS_OUT (default out/trials), with their API coverage (COVERAGE=api; none, or code after make build COVER=1)
-TRIALS_OUT ?= out/trials
-COVERAGE   ?= api
+## trials: TRIALS_N (10) trials each of the reference tool and the weak one, against fresh instances planting TRIALS_DEFECTS (all; mutants for a mutant set per trial, docs/trials.md), and the report over them in TRIALS_OUT (default out/trials), with their API coverage (COVERAGE=api; none, or code after make build COVER=1)
+TRIALS_OUT     ?= out/trials
+TRIALS_N       ?= 10
+TRIALS_DEFECTS ?= all
+COVERAGE       ?= api
 trials: build
-	$(BIN)/showcase-trials -out $(TRIALS_OUT) $(if $(filter-out none,$(COVERAGE)),-coverage $(COVERAGE)) \
-		-tool replay -trials 10 -budget 1m -- $(abspath $(BIN))/showcase-replay -base {url} -out {out}/report.csv \
-		-tool weak -trials 10 -budget 1m -- $(abspath $(BIN))/showcase-replay -weak -seed {seed} -base {url} -out {out}/report.csv
+	$(BIN)/showcase-trials -out $(TRIALS_OUT) -defects $(TRIALS_DEFECTS) $(if $(filter-out none,$(COVERAGE)),-coverage $(COVERAGE)) \
+		-tool replay -trials $(TRIALS_N) -budget 1m -- $(abspath $(BIN))/showcase-replay -defects {defects} -base {url} -out {out}/report.csv \
+		-tool weak -trials $(TRIALS_N) -budget 1m -- $(abspath $(BIN))/showcase-replay -weak -seed {seed} -defects {defects} -base {url} -out {out}/report.csv
 
 ## scoreboard: rewrite the README's scoreboard and docs/scoring.md's scorecard (and their charts in docs/) from the real reports in judge/score/testdata
 scoreboard:

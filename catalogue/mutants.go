@@ -71,6 +71,9 @@ var Operators = []Operator{
 	{Name: "undeclared-status", Title: "Undeclared status",
 		Summary: "answers 422, a status the operation does not declare",
 		Classes: []Class{UndocumentedStatus}, WFC: []int{WFCSchemaMismatch},
+		// A 422 to a request the contract allows is also a valid request
+		// rejected, as a tool that sends valid input sees it.
+		Faces:     []Class{RejectedValid},
 		CodesNote: "F101: an undeclared status is a response not matching the operation's declared responses",
 		applies:   func(op *mutantOp) bool { return !op.defaultResponse },
 		apply: func(op *mutantOp, a Answer) Answer {

@@ -28,12 +28,19 @@ func (m Mutant) ID() ID { return m.id }
 func (m Mutant) Endpoint() Endpoint { return m.op.endpoint() }
 
 // faces are the further findings that are the mutant seen from another
-// side: its operator's, and, for a 500 where the operation declares none,
-// the undeclared status.
+// side: its operator's; for a 500 where the operation declares none, the
+// undeclared status; and for a 500 where a default response declares it,
+// an invalid body (its error body is checked against the default's
+// schema, which it does not match).
 func (m Mutant) faces() []Class {
 	fs := slices.Clone(m.Operator.Faces)
-	if slices.Contains(m.Operator.Classes, ServerError) && !m.op.defaultResponse && !m.op.declares500 {
-		fs = append(fs, UndocumentedStatus)
+	if slices.Contains(m.Operator.Classes, ServerError) {
+		switch {
+		case m.op.defaultResponse:
+			fs = append(fs, InvalidBody)
+		case !m.op.declares500:
+			fs = append(fs, UndocumentedStatus)
+		}
 	}
 	return fs
 }

@@ -574,14 +574,18 @@ func (p *pendingTrial) check(t *testing.T, node kubeNode, lost string) {
 // the holder. It is killed again once slow 2 runs, and resumed only once
 // slow 2's Job has ended and gone at its TTL: slow 2 is recorded with that
 // lost attempt (its result went with its Job) and runs again. In the end
-// every trial is there once, scored, the reference detecting all ten;
+// every trial is there once, scored, the reference detecting all ten
+// mutants of its set (each trial plants a mutant set: trial n of every
+// tool mutants:<40+n-1>, so that -resume and Jobs carry mutant sets too,
+// and report.md gives the mutation score);
 // run.json records the three starts; the report names what was lost; and
 // nothing of the run is left.
 func kubeRunnerResumed(t *testing.T, node kubeNode, tag string) {
 	runnerBin, dir := trialsOnNodes(t, node)
 	file := filepath.Join(dir, "experiment.yaml")
-	writeFile(t, file, replayExperiment(tag, "trials: 2\nbudget: 30s\n",
-		[2]string{"quick", ""}, [2]string{"medium", `-weak, -p, "1", -pause, 3s, -seed, "{seed}", `}, [2]string{"slow", slowArgs}))
+	writeFile(t, file, replayExperiment(tag, "trials: 2\nbudget: 30s\ndefects: mutants\nmutant_seed: 40\n",
+		[2]string{"quick", `-defects, "{defects}", `}, [2]string{"medium", `-defects, "{defects}", -weak, -p, "1", -pause, 3s, -seed, "{seed}", `},
+		[2]string{"slow", `-defects, "{defects}", ` + slowArgs}))
 	out := filepath.Join(dir, "kube")
 	kubeconfig := kubeNodeRoot + "/admin.kubeconfig"
 	cmd, said := startTrials(t, runnerBin, "-experiment", file, "-on", "kube", "-kubeconfig", kubeconfig,
@@ -668,11 +672,21 @@ func kubeRunnerResumed(t *testing.T, node kubeNode, tag string) {
 	}
 	for _, kt := range ts {
 		name := fmt.Sprintf("%s trial %d", kt.Tool, kt.Number)
-		if !kt.Ran() || len(kt.Stages) != len(catalogue.Defects) {
+		// Trial n of every tool planted the same set, seed 40+n-1, its
+		// ten mutants each recorded with its operator and depth.
+		if want := fmt.Sprintf("mutants:%d", 40+kt.Number-1); kt.Defects != want {
+			t.Errorf("%s planted %q, want %s", name, kt.Defects, want)
+		}
+		if !kt.Ran() || len(kt.Stages) != catalogue.DefaultMutants {
 			t.Errorf("%s: not run %q, %d stages", name, kt.NotRun, len(kt.Stages))
 		}
-		if kt.Tool == "quick" && len(detectedIDs(kt)) != 10 {
-			t.Errorf("%s: detected %v, want all ten", name, detectedIDs(kt))
+		for _, st := range kt.Stages {
+			if !catalogue.IsMutantID(st.ID) || st.Operator == "" || st.Depth == nil {
+				t.Errorf("%s: stage %+v is not a mutant's", name, st)
+			}
+		}
+		if kt.Tool == "quick" && len(detectedIDs(kt)) != catalogue.DefaultMutants {
+			t.Errorf("%s: detected %v, want all ten mutants", name, detectedIDs(kt))
 		}
 		if kt.Tool == "medium" && (kt.Lost() != 0 || kt.Outcome != "finished") {
 			t.Errorf("%s, ended while no runner was there: %s, attempts %+v", name, kt.Outcome, kt.Attempts)
@@ -697,6 +711,13 @@ func kubeRunnerResumed(t *testing.T, node kubeNode, tag string) {
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil || !strings.Contains(string(md), "Trial 2's attempt 1 was lost, and is not scored: its Job was gone when the runner came back") {
 		t.Errorf("report.md does not say what was lost (%v)", err)
+	}
+	// The mutation score over the two sets: the reference's 20 of 20,
+	// each tool's survivors in the three groups.
+	for _, want := range []string{"## Mutation score", "(2 sets: mutants:40, mutants:41)", "| quick | 2 | 20/20 = 100 % (84–100 %)", "| quick | all | 0 | 0 | 0 |", "| slow | all |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
 	}
 	leftBy(t, node, run, "after the third runner")
 }

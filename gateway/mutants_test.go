@@ -229,8 +229,16 @@ func TestMutantsExact(t *testing.T) {
 				r := mutantRequest("", m.Endpoint(), tr.Query, tr.Body, tr.Header, id)
 				e := serveExchange(layer, r, ws)
 				want[d.ID]++
-				if ok, found := shows(ctx, ck, none.URL, d, r, tr.Body, e); e.status != tr.Status || !ok {
+				ok, found := shows(ctx, ck, none.URL, d, r, tr.Body, e)
+				if e.status != tr.Status || !ok {
 					t.Fatalf("%s: %s, trigger %d answers %s, showing %v; want %d showing %v", set, d.ID, j+1, e, found, tr.Status, d.Classes)
+				}
+				// And nothing else: a finding of another class could be
+				// credited to another mutant on the operation.
+				for _, c := range found {
+					if !slices.Contains(d.Classes, c) && !slices.Contains(d.Faces, c) {
+						t.Fatalf("%s: %s, trigger %d answers %s, showing %s too, neither its class nor one of its faces (%v, %v)", set, d.ID, j+1, e, c, d.Classes, d.Faces)
+					}
 				}
 			}
 		}

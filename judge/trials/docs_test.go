@@ -104,3 +104,50 @@ func TestRealRunInTheDocs(t *testing.T) {
 		}
 	}
 }
+
+const (
+	mutantRun        = "testdata/mutant-trials"
+	mutationBegin    = "<!-- mutation score: rewritten by go test ./judge/trials -run TestMutationScoreInTheDocs -update -->\n"
+	mutationEnd      = "<!-- end of the mutation score -->\n"
+	mutationHeadline = "## Mutation score"
+)
+
+// docs/trials.md's worked mutation score is what the records of its run
+// (the reference tool against the weak one over 30 sets of 14 mutants,
+// testdata/mutant-trials) give today: the report's "Mutation score"
+// section, as report.md has it. -update rewrites it.
+func TestMutationScoreInTheDocs(t *testing.T) {
+	ts, err := LoadTrials(mutantRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Summarize(ts, 0)
+	if s.Mutation == nil || len(s.Tools) != 0 || len(s.Mutation.Sets) != 30 || len(s.Mutation.Tools) != 2 {
+		t.Fatalf("the run: %d tools of the ten, mutation %+v", len(s.Tools), s.Mutation)
+	}
+	var md bytes.Buffer
+	if err := s.WriteMarkdown(&md, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	block := strings.TrimSpace(section(md.String(), mutationHeadline)) + "\n"
+	// One level down: in the docs it sits under its own heading.
+	block = strings.Replace(block, mutationHeadline+"\n\n", "", 1)
+	doc, err := os.ReadFile(docsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(mutationBegin)), bytes.Index(doc, []byte(mutationEnd))
+	if i < 0 || j < i {
+		t.Fatalf("%s has no mutation score between its markers", docsFile)
+	}
+	if *update {
+		out := append(append(append([]byte{}, doc[:i+len(mutationBegin)]...), block...), doc[j:]...)
+		if err := os.WriteFile(docsFile, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got := string(doc[i+len(mutationBegin) : j]); got != block {
+		t.Errorf("docs/trials.md's mutation score is not what the records give today (go test ./judge/trials -run TestMutationScoreInTheDocs -update):\n--- docs\n%s\n--- records\n%s", got, block)
+	}
+}

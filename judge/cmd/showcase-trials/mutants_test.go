@@ -15,16 +15,18 @@ import (
 	"github.com/defectshowcase/showcase/judge/trials/watch"
 )
 
-// A campaign over mutant sets (-defects mutants): 20 seeds of the
+// A campaign over mutant sets (-defects mutants:14: every depth, and on
+// four operations of each set two mutants or three): 20 seeds of the
 // reference tool and of the weak one, and 5 of a tool that sends every
 // trigger and reports nothing (testdata/silent). Trial i of every tool
-// plants mutants:i. The reference scores 100 % at every depth; the weak
-// one less, each of its survivors not reached or reached and never
-// triggered (it skips whole triggers; it never gets a wrong answer and
-// lets it pass); the silent one 0 %, every survivor triggered and not
-// reported. McNemar's test says the reference detects more, its p the
-// exact test's on the counts the report gives. report.md, trials.csv
-// and each trial.json carry the figures.
+// plants mutants:i:14. The reference scores 100 % at every depth; the
+// weak one less, each of its survivors not reached or reached and never
+// triggered (it skips whole triggers, and where it sent another mutant's
+// on the same operation the skipped one was reached; it never gets a
+// wrong answer and lets it pass); the silent one 0 %, every survivor
+// triggered and not reported. McNemar's test says the reference detects
+// more, its p the exact test's on the counts the report gives. report.md,
+// trials.csv and each trial.json carry the figures.
 func TestMutationScore(t *testing.T) {
 	bin := binaries(t, "showcase-replay")
 	if out, err := exec.Command("go", "build", "-o", bin+"/", "./testdata/silent").CombinedOutput(); err != nil {
@@ -32,7 +34,7 @@ func TestMutationScore(t *testing.T) {
 	}
 	replay := filepath.Join(bin, "showcase-replay")
 	out := t.TempDir()
-	args := []string{"-out", out, "-defects", "mutants",
+	args := []string{"-out", out, "-defects", "mutants:14",
 		"-tool", "replay", "-trials", "20", "-budget", "1m", "--", replay, "-defects", "{defects}", "-base", "{url}", "-out", "{out}/report.csv",
 		"-tool", "weak", "-trials", "20", "-budget", "1m", "--", replay, "-weak", "-seed", "{seed}", "-pause", "20ms", "-defects", "{defects}", "-base", "{url}", "-out", "{out}/report.csv",
 		"-tool", "silent", "-trials", "5", "-budget", "1m", "--", filepath.Join(bin, "silent"), "-defects", "{defects}", "-base", "{url}", "-out", "{out}/report.csv"}
@@ -45,8 +47,8 @@ func TestMutationScore(t *testing.T) {
 		t.Fatalf("the summary: %d tools of the ten; mutation %+v", len(s.Tools), m)
 	}
 	for _, tr := range s.Trials {
-		if want := "mutants:" + tr.Seed; tr.Defects != want || len(tr.Stages) != 10 {
-			t.Errorf("%s trial %d planted %q with %d stages, want %s and 10", tr.Tool, tr.Number, tr.Defects, len(tr.Stages), want)
+		if want := "mutants:" + tr.Seed + ":14"; tr.Defects != want || len(tr.Stages) != 14 {
+			t.Errorf("%s trial %d planted %q with %d stages, want %s and 14", tr.Tool, tr.Number, tr.Defects, len(tr.Stages), want)
 		}
 		for _, st := range tr.Stages {
 			if st.Operator == "" || st.Depth == nil || !strings.HasPrefix(string(st.ID), st.Operator+":") {
@@ -62,7 +64,7 @@ func TestMutationScore(t *testing.T) {
 		byName[tm.Tool] = tm
 	}
 	ref, weak, silent := byName["replay"], byName["weak"], byName["silent"]
-	if ref.Score.Planted != 200 || ref.Score.Detected != 200 || len(ref.ByDepth) != 3 || ref.Total().Total() != 0 || ref.Spurious != 0 {
+	if ref.Score.Planted != 280 || ref.Score.Detected != 280 || len(ref.ByDepth) != 3 || ref.Total().Total() != 0 || ref.Spurious != 0 {
 		t.Errorf("the reference: %+v", ref)
 	}
 	for _, d := range ref.ByDepth {
@@ -70,10 +72,10 @@ func TestMutationScore(t *testing.T) {
 			t.Errorf("the reference at depth %s: %+v", d.Key, d)
 		}
 	}
-	if w := weak.Total(); weak.Score.Detected >= weak.Score.Planted || w.NotReported != 0 || w.Total() != weak.Score.Planted-weak.Score.Detected || w.NotReached == 0 {
+	if w := weak.Total(); weak.Score.Detected >= weak.Score.Planted || w.NotReported != 0 || w.Total() != weak.Score.Planted-weak.Score.Detected || w.NotReached == 0 || w.NotTriggered == 0 {
 		t.Errorf("the weak tool: %+v, survivors %+v", weak.Score, w)
 	}
-	if st := silent.Total(); silent.Score.Detected != 0 || silent.Score.Planted != 50 || st.NotReported != 50 || st.NotReached+st.NotTriggered != 0 {
+	if st := silent.Total(); silent.Score.Detected != 0 || silent.Score.Planted != 70 || st.NotReported != 70 || st.NotReached+st.NotTriggered != 0 {
 		t.Errorf("the silent tool: %+v, survivors %+v", silent.Score, st)
 	}
 	for _, p := range m.Pairs {
@@ -84,7 +86,7 @@ func TestMutationScore(t *testing.T) {
 		if a.Better != "replay" || a.OnlyB != 0 || a.Both+a.OnlyA+a.OnlyB+a.Neither != a.Pairs || a.P != stats.McNemar(a.OnlyA, a.OnlyB) || a.P >= 0.05 {
 			t.Errorf("replay against %s: %+v", p.B, a)
 		}
-		if want := map[string]int{"weak": 200, "silent": 50}[p.B]; a.Pairs != want {
+		if want := map[string]int{"weak": 280, "silent": 70}[p.B]; a.Pairs != want {
 			t.Errorf("replay against %s: %d pairs, want %d (the mutants both met, by seed)", p.B, a.Pairs, want)
 		}
 	}
@@ -107,8 +109,8 @@ func TestMutationScore(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	w.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, watch.PathMetrics, nil))
-	for _, want := range []string{`showcase_trials_mutants_planted_total{tool="replay"} 200`, `showcase_trials_mutants_detected_total{tool="silent"} 0`,
-		`showcase_trials_mutant_survivors{group="triggered not reported",tool="silent"} 50`} {
+	for _, want := range []string{`showcase_trials_mutants_planted_total{tool="replay"} 280`, `showcase_trials_mutants_detected_total{tool="silent"} 0`,
+		`showcase_trials_mutant_survivors{group="triggered not reported",tool="silent"} 70`} {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
@@ -117,7 +119,7 @@ func TestMutationScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Mutation score", "| replay | 20 | 200/200 = 100 % (98–100 %)", "| silent | all | 0 | 0 | 50 |", "replay detects every mutant more often than weak"} {
+	for _, want := range []string{"## Mutation score", "| replay | 20 | 280/280 = 100 % (99–100 %)", "| silent | all | 0 | 0 | 70 |", "replay detects every mutant more often than weak"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, report)
 		}
@@ -126,8 +128,8 @@ func TestMutationScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(csv), `,"`+trials.NotReported+"\"\n"); n != 50 {
-		t.Errorf("trials.csv has %d rows triggered, not reported; want the silent tool's 50", n)
+	if n := strings.Count(string(csv), `,"`+trials.NotReported+"\"\n"); n != 70 {
+		t.Errorf("trials.csv has %d rows triggered, not reported; want the silent tool's 70", n)
 	}
 }
 

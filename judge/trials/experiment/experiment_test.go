@@ -86,6 +86,9 @@ func TestParseErrors(t *testing.T) {
 		{"too many retries", "retries: 11\n" + tool, `x.yaml:1: retries: "11" is not a whole number from 0 to 10`},
 		{"seeds for other trials", "trials: 2\nseeds: [1, 2, 3]\n" + tool, "x.yaml:2: seeds: 3 seeds for 2 trials"},
 		{"bad defects", "defects: SEC-99\n" + tool, "x.yaml:1: defects:"},
+		{"too many mutants", "defects: mutants:31\n" + tool, `x.yaml:1: defects: "mutants:31": a campaign's mutants:N draws N mutants (1 to 30) per trial`},
+		{"a planting twice", "defects: all+all\n" + tool, `x.yaml:1: defects: "all" is given twice`},
+		{"bad mutant seed", "mutant_seed: zero\n" + tool, "x.yaml:1: mutant_seed: want a whole number from 1"},
 		{"no tools", "trials: 2\n", "tools: missing"},
 		{"two tools of one name", "tools:\n  - {name: a, command: [a]}\n  - {name: a, command: [b]}\n", `x.yaml:3: tools: two tools named "a" (the first on line 2)`},
 		{"a key twice", "trials: 2\ntrials: 3\n" + tool, "x.yaml:2: trials: given twice (first on line 1)"},
@@ -104,11 +107,54 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// A campaign's defects: one setting, mutant sets drawn per trial from
+// mutant_seed on (in either order of the keys), or both, as a string
+// joined by + or a list; trial i of a drawing planting plants
+// mutants:<mutant_seed+i-1>:N.
+func TestMutantPlans(t *testing.T) {
+	tool := "tools:\n  - {name: a, command: [a]}\n"
+	for _, c := range []struct {
+		file  string
+		plan  string
+		first uint64
+		sets  []string // trial 1 and 2 of each planting
+	}{
+		{"defects: mutants\n", "mutants", 1, []string{"mutants:1", "mutants:2"}},
+		{"defects: mutants:14\nmutant_seed: 40\n", "mutants:14", 40, []string{"mutants:40:14", "mutants:41:14"}},
+		{"mutant_seed: 40\ndefects: mutants:14\n", "mutants:14", 40, []string{"mutants:40:14", "mutants:41:14"}},
+		{"defects: all+mutants:3\n", "all+mutants:3", 1, []string{"all", "all", "mutants:1:3", "mutants:2:3"}},
+		{"defects: [none, mutants]\n", "none+mutants", 1, []string{"none", "none", "mutants:1", "mutants:2"}},
+		{"defects: mutants:7:5\n", "mutants:7:5", 1, []string{"mutants:7:5", "mutants:7:5"}},
+	} {
+		e, err := Parse("x.yaml", []byte(c.file+tool))
+		if err != nil {
+			t.Errorf("%q: %v", c.file, err)
+			continue
+		}
+		var sets []string
+		for _, pl := range e.Defects.Each() {
+			for i := 1; i <= 2; i++ {
+				sets = append(sets, e.Defects.For(pl, i).String())
+			}
+		}
+		if e.Defects.String() != c.plan || max(e.Defects.FirstSeed, 1) != c.first || strings.Join(sets, " ") != strings.Join(c.sets, " ") {
+			t.Errorf("%q: plan %s from seed %d, sets %v; want %s from %d, %v", c.file, e.Defects, e.Defects.FirstSeed, sets, c.plan, c.first, c.sets)
+		}
+	}
+}
+
 // The repository's example (docs/trials.md runs it) reads as it says.
 func TestShippedExample(t *testing.T) {
 	e, err := Read("../../experiments/reference.yaml")
 	if err != nil {
 		t.Fatal(err)
+	}
+	m, err := Read("../../experiments/mutants.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Trials != 30 || m.Defects.String() != "mutants:14" || m.Defects.FirstSeed != 1 || len(m.Tools) != 2 || !strings.Contains(strings.Join(m.Tools[0].Command, " "), "-defects {defects}") {
+		t.Errorf("mutants.yaml: %+v", m)
 	}
 	if e.Trials != 10 || e.Budget != 10*time.Minute || len(e.Tools) != 2 || e.Tools[1].Name != "weak" ||
 		e.Tools[0].Image != "defect-showcase/showcase-replay:latest" || e.Showcase != DefaultShowcaseImage || e.Resources.Memory.String() != "512Mi" {
