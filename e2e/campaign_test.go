@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/defectshowcase/showcase/catalogue"
+	"github.com/defectshowcase/showcase/judge/trials"
 )
 
 // A campaign of the reference and weak tools, watched live in a real
@@ -275,6 +276,55 @@ func TestCampaignInBrowser(t *testing.T) {
 		t.Errorf("showcase-trials did not stop on SIGINT")
 	}
 	b.checkStayedOnLoopback(t, trap, 8)
+}
+
+// A run of mutant sets on the live page (showcase-trials -watch), in
+// Chromium: docs/trials.md's worked run, from its records. The grid of
+// the ten is left out, and the mutation table (each tool's score and its
+// survivors in the three groups) says what the summary says, row for row.
+// The screenshot is out/browser/campaign-mutants.png.
+func TestMutationScoreInBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	trialsBin := buildBinary(t, modulePath+"judge/cmd/showcase-trials")
+	mutRun, err := filepath.Abs("../judge/trials/testdata/mutant-trials")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := trials.LoadTrials(mutRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantRows []string
+	for _, tm := range trials.Summarize(recs, 0).Mutation.Tools {
+		sv := tm.Total()
+		wantRows = append(wantRows, fmt.Sprintf("%s %d %s %d %d %d", tm.Tool, tm.Trials, tm.Score.Text(), sv.NotReached, sv.NotTriggered, sv.NotReported))
+	}
+	wcmd, wsaid := startTrials(t, trialsBin, "-watch", mutRun, "-serve", "127.0.0.1:0")
+	t.Cleanup(func() { _ = wcmd.Process.Kill(); _ = wcmd.Wait() })
+	var mutPage string
+	for deadline := time.Now().Add(30 * time.Second); mutPage == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, u, ok := strings.Cut(wsaid.String(), "live page: "); ok {
+			mutPage, _, _ = strings.Cut(u, " ")
+		}
+	}
+	if mutPage == "" {
+		t.Fatalf("showcase-trials -watch served no page:\n%s", wsaid.String())
+	}
+	trap := startTrap(t)
+	b := newBrowser(t, chromium, trap.URL)
+	b.do(t, "the mutant run's page", chromedp.Navigate(mutPage), chromedp.WaitVisible(chromedp.CSS("#mutation-replay")))
+	rowsJS := `Array.from(document.querySelectorAll("#mutation-table tbody tr")).map(tr => Array.from(tr.cells).map(c => c.textContent).join(" "))`
+	if got := get(t, b, "the mutation table", chromedp.Evaluate[[]string](rowsJS)); strings.Join(got, "\n") != strings.Join(wantRows, "\n") {
+		t.Errorf("the live page's mutation score:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(wantRows, "\n"))
+	}
+	if got := get(t, b, "the ten's grid", chromedp.Evaluate[string](`[document.querySelector("#ten").hidden, document.querySelector("#mutation").hidden, document.querySelector("#over-time").hidden].join(" ")`)); got != "true false true" {
+		t.Errorf("the mutant run's page: the ten's grid, the mutation score and the ten's chart hidden: %s, want true false true", got)
+	}
+	b.screenshot(t, "campaign-mutants")
+	b.checkStayedOnLoopback(t, trap, 3)
 }
 
 // detectedCells are report.html's "Detected, per defect" by tile: the id

@@ -177,8 +177,11 @@ type State struct {
 	Defects []Defect       `json:"defects"`
 	Trials  []Trial        `json:"trials"`
 	// Charts changes when the charts do ("" while no trial has ended);
-	// CD is whether there is a critical-difference diagram.
+	// Step is whether there is the step chart of the ten (a run of mutant
+	// sets alone has none); CD whether there is a critical-difference
+	// diagram.
 	Charts string `json:"charts"`
+	Step   bool   `json:"step"`
 	CD     bool   `json:"cd"`
 	// Coverage: the API coverage's growth is drawn (coverage.svg).
 	Coverage bool `json:"coverage"`
@@ -291,6 +294,7 @@ func (w *Watch) State() State {
 	s.Charts, s.CD = charts, cd
 	w.mu.Lock()
 	s.Coverage = charts != "" && len(w.cov) > 0
+	s.Step = charts != "" && len(w.step) > 0
 	w.mu.Unlock()
 	byTool := map[string]trials.ToolSummary{}
 	for _, t := range sum.Tools {
@@ -401,17 +405,21 @@ func (w *Watch) summarize(key string, ended []trials.Trial) (sum trials.Summary,
 	defer w.mu.Unlock()
 	if key != w.key {
 		w.key, w.sum, w.step, w.cd, w.cov = key, trials.Summarize(ended, 0), nil, nil, nil
-		ran := slices.ContainsFunc(ended, trials.Trial.Ran)
-		if ran {
+		// The step chart is the ten's; a run of mutant sets alone has
+		// none (its score is the page's table), its coverage still has one.
+		tenRan := slices.ContainsFunc(ended, func(t trials.Trial) bool { return t.Ran() && !t.Mutants() })
+		if tenRan {
 			if step, cd, err := w.sum.Figures(); err == nil {
 				w.step, w.cd = []byte(step), []byte(cd)
 			}
+		}
+		if slices.ContainsFunc(ended, trials.Trial.Ran) {
 			if cov, err := w.sum.CoverageFigure(); err == nil {
 				w.cov = []byte(cov)
 			}
 		}
 	}
-	if len(w.step) == 0 {
+	if len(w.step) == 0 && len(w.cov) == 0 {
 		return w.sum, "", false
 	}
 	return w.sum, w.key, len(w.cd) > 0

@@ -38,6 +38,7 @@ function renderGrid(s) {
   const head = $("grid").tHead, body = $("grid").tBodies[0];
   head.textContent = "";
   body.textContent = "";
+  if (!s.ten) return; // a run of mutant sets alone: no tiles of the ten
   const hr = el("tr");
   hr.append(el("th", "", "defect"));
   for (const t of s.tools) {
@@ -145,13 +146,16 @@ function renderTrials(s) {
 }
 
 function renderCharts(s) {
+  // A run of mutant sets alone has no step chart of the ten: the section
+  // holds its coverage's growth, where it records coverage.
+  $("over-time").hidden = !s.ten && !s.coverage;
   $("no-charts").hidden = s.charts !== "";
-  $("step-figure").hidden = s.charts === "";
+  $("step-figure").hidden = !s.step;
   $("cd-figure").hidden = !s.cd;
   $("coverage-figure").hidden = !s.coverage;
   if (s.charts !== "" && s.charts !== charts) {
     charts = s.charts;
-    $("step").src = "chart.svg?k=" + encodeURIComponent(charts);
+    if (s.step) $("step").src = "chart.svg?k=" + encodeURIComponent(charts);
     if (s.cd) $("cd").src = "cd.svg?k=" + encodeURIComponent(charts);
     if (s.coverage) $("coverage").src = "coverage.svg?k=" + encodeURIComponent(charts);
   }
