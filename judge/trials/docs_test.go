@@ -3,6 +3,7 @@ package trials
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -128,6 +129,22 @@ func TestMutationScoreInTheDocs(t *testing.T) {
 	var md bytes.Buffer
 	if err := s.WriteMarkdown(&md, "", ""); err != nil {
 		t.Fatal(err)
+	}
+	// report.html has the same tables, and none of the ten's.
+	var page bytes.Buffer
+	if err := s.WriteHTML(&page, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range s.Mutation.Tools {
+		sv := tm.Total()
+		row := fmt.Sprintf(`<tr><td>%s</td><td class="n">%d</td><td class="n">%s</td>`, tm.Tool, tm.Trials, tm.Score.Text())
+		surv := fmt.Sprintf(`<tr><td>%s</td><td class="n">all</td><td class="n">%d</td><td class="n">%d</td><td class="n">%d</td>`, tm.Tool, sv.NotReached, sv.NotTriggered, sv.NotReported)
+		if !strings.Contains(page.String(), row) || !strings.Contains(page.String(), surv) {
+			t.Errorf("report.html lacks %s's score row %s or survivors %s", tm.Tool, row, surv)
+		}
+	}
+	if p := page.String(); !strings.Contains(p, `<h2 id="mutation-score">Mutation score</h2>`) || strings.Contains(p, `id="detected-table"`) || strings.Contains(p, `id="over-time"`) {
+		t.Errorf("report.html of mutant sets: the mutation score, and no table or chart of the ten")
 	}
 	block := strings.TrimSpace(section(md.String(), mutationHeadline)) + "\n"
 	// One level down: in the docs it sits under its own heading.

@@ -363,7 +363,7 @@ func (m *MutationSummary) html() *htmlMutation {
 		return nil
 	}
 	h := &htmlMutation{Intro: fmt.Sprintf("The trials of %d mutant sets (%s). A tool's score is the mutants it detected over those planted in its trials, each with its 95 %% interval (%s).", len(m.Sets), setsText(m.Sets), m.Method)}
-	score := htmlTable{ID: "mutation-score", Header: []string{"tool", "trials", "score", "depth 0", "depth 1", "depth 2", "spurious"}}
+	score := htmlTable{ID: "mutation-scores", Header: []string{"tool", "trials", "score", "depth 0", "depth 1", "depth 2", "spurious"}}
 	for _, t := range m.Tools {
 		score.Rows = append(score.Rows, []string{t.Tool, fmt.Sprint(t.Trials), t.Score.Text(), scoreAt(t.ByDepth, "0").Text(), scoreAt(t.ByDepth, "1").Text(), scoreAt(t.ByDepth, "2").Text(), fmt.Sprint(t.Spurious)})
 	}
