@@ -352,6 +352,7 @@ type htmlTable struct {
 // htmlMutation is the page's mutation score: report.md's tables.
 type htmlMutation struct {
 	Intro      string
+	Notes      []string // trials that could not run, attempts lost
 	Tables     []htmlTable
 	Verdicts   []string
 	Undetected string
@@ -363,6 +364,15 @@ func (m *MutationSummary) html() *htmlMutation {
 		return nil
 	}
 	h := &htmlMutation{Intro: fmt.Sprintf("The trials of %d mutant sets (%s). A tool's score is the mutants it detected over those planted in its trials, each with its 95 %% interval (%s).", len(m.Sets), setsText(m.Sets), m.Method)}
+	for _, t := range m.Tools {
+		var b strings.Builder
+		writeNotRun(&b, t.NotRun, t.Lost)
+		for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n\n") {
+			if line != "" {
+				h.Notes = append(h.Notes, t.Tool+": "+strings.ReplaceAll(strings.ReplaceAll(line, "**", ""), `\|`, "|"))
+			}
+		}
+	}
 	score := htmlTable{ID: "mutation-scores", Header: []string{"tool", "trials", "score", "depth 0", "depth 1", "depth 2", "spurious"}}
 	for _, t := range m.Tools {
 		score.Rows = append(score.Rows, []string{t.Tool, fmt.Sprint(t.Trials), t.Score.Text(), scoreAt(t.ByDepth, "0").Text(), scoreAt(t.ByDepth, "1").Text(), scoreAt(t.ByDepth, "2").Text(), fmt.Sprint(t.Spurious)})

@@ -21,16 +21,7 @@ func (s Summary) WriteMarkdown(w io.Writer, chartFile, cdFile string) error {
 	}
 	for _, t := range s.Tools {
 		fmt.Fprintf(w, "## %s: %d trials, budget %s\n\n", md(t.Tool), t.Trials, duration(t.Budget))
-		for _, n := range t.NotRun {
-			fmt.Fprintf(w, "**Trial %d could not run**, and is left out of every figure: %s\n\n", n.Trial, md(n.Why))
-		}
-		for _, l := range t.Lost {
-			on := ""
-			if l.Node != "" {
-				on = " on node " + md(l.Node)
-			}
-			fmt.Fprintf(w, "Trial %d's attempt %d was lost%s, and is not scored: %s\n\n", l.Trial, l.Attempt, on, md(l.Why))
-		}
+		writeNotRun(w, t.NotRun, t.Lost)
 		if t.Trials == 0 {
 			fmt.Fprintf(w, "No trial of it ran.\n\n")
 			continue
@@ -164,6 +155,21 @@ func seedText(first uint64) string {
 	return fmt.Sprintf(", a mutant set per trial from seed %d (the i-th trial of mutants: seed %d+i-1, the same for every tool)", first, first)
 }
 
+// writeNotRun names a tool's trials that could not run and its attempts
+// lost on a cluster.
+func writeNotRun(w io.Writer, notRun []NotRun, lost []LostAttempt) {
+	for _, n := range notRun {
+		fmt.Fprintf(w, "**Trial %d could not run**, and is left out of every figure: %s\n\n", n.Trial, md(n.Why))
+	}
+	for _, l := range lost {
+		on := ""
+		if l.Node != "" {
+			on = " on node " + md(l.Node)
+		}
+		fmt.Fprintf(w, "Trial %d's attempt %d was lost%s, and is not scored: %s\n\n", l.Trial, l.Attempt, on, md(l.Why))
+	}
+}
+
 // writeMarkdown is the mutation score for a person: each tool's score,
 // by operator and by depth; its survivors in the three groups by
 // operator; the pairs' tests; the mutants no tool detected.
@@ -174,8 +180,15 @@ func (m MutationSummary) writeMarkdown(w io.Writer) {
 	for _, t := range m.Tools {
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %d |\n", md(t.Tool), t.Trials, t.Score.Text(), scoreAt(t.ByDepth, "0").Text(), scoreAt(t.ByDepth, "1").Text(), scoreAt(t.ByDepth, "2").Text(), t.Spurious)
 	}
+	fmt.Fprintln(w)
+	for _, t := range m.Tools {
+		if len(t.NotRun)+len(t.Lost) > 0 {
+			fmt.Fprintf(w, "%s:\n\n", md(t.Tool))
+			writeNotRun(w, t.NotRun, t.Lost)
+		}
+	}
 	ops := m.operators()
-	fmt.Fprintf(w, "\n**By operator**\n\n| operator |")
+	fmt.Fprintf(w, "**By operator**\n\n| operator |")
 	for _, t := range m.Tools {
 		fmt.Fprintf(w, " %s |", md(t.Tool))
 	}

@@ -87,6 +87,10 @@ type ToolMutation struct {
 	// Spurious counts its findings on mutants' operations that the ground
 	// truth proves false (as Stage.Spurious).
 	Spurious int `json:"spurious"`
+	// NotRun are its trials of mutant sets that could not run (Trials does
+	// not count them), Lost the attempts lost on a cluster, as the ten's.
+	NotRun []NotRun      `json:"not_run,omitempty"`
+	Lost   []LostAttempt `json:"lost,omitempty"`
 }
 
 // Total is the tool's survivors over every operator.
@@ -180,8 +184,9 @@ func depthOf(s Stage) int {
 }
 
 // summarizeMutants is the mutation summary of the trials of mutant sets
-// that ran (tools in order of names); nil when there are none.
-func summarizeMutants(names []string, byTool map[string][]Trial) *MutationSummary {
+// that ran (byTool), for every tool with a trial of one (planted: those
+// that could not run too), in order of names; nil when there are none.
+func summarizeMutants(names []string, byTool map[string][]Trial, planted map[string]bool) *MutationSummary {
 	ms := &MutationSummary{Method: IntervalMethod, Sets: []string{}, Tools: []ToolMutation{}, Pairs: []MutationPair{}, Undetected: []Undetected{}}
 	sets := map[string]bool{}
 	var ran []string
@@ -193,11 +198,13 @@ func summarizeMutants(names []string, byTool map[string][]Trial) *MutationSummar
 				sets[t.Defects] = true
 			}
 		}
-		if len(ts) == 0 {
+		if !planted[name] {
 			continue
 		}
-		ran = append(ran, name)
 		ms.Tools = append(ms.Tools, toolMutation(name, ts))
+		if len(ts) > 0 {
+			ran = append(ran, name)
+		}
 	}
 	if len(ms.Tools) == 0 {
 		return nil

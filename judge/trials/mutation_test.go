@@ -1,6 +1,7 @@
 package trials
 
 import (
+	"html/template"
 	"math"
 	"strings"
 	"testing"
@@ -45,6 +46,10 @@ func TestMutationSummary(t *testing.T) {
 	a2 := []int{3, 3, 3, 3, 3, 3, 3, 3, 3, 3}
 	b2 := []int{3, 3, 0, 0, 1, 1, 2, 2, 3, 3}
 	ts := []Trial{mutantTrial("a", 1, s1, a1), mutantTrial("a", 2, s2, a2), mutantTrial("b", 1, s1, b1), mutantTrial("b", 2, s2, b2)}
+	// b's third trial could not run, and a's second lost an attempt
+	// first: each named under the mutation score, neither counted.
+	ts = append(ts, Trial{Tool: "b", Number: 3, Defects: catalogue.Mutants(3, 10).String(), NotRun: "unschedulable"})
+	ts[1].Attempts = []Attempt{{Number: 1, Node: "n2", Ended: AttemptLost, Why: "DeletionByTaintManager"}, {Number: 2, Ended: AttemptRan}}
 	for _, order := range [][2]string{{"a", "b"}, {"b", "a"}} {
 		var in []Trial
 		for _, name := range order {
@@ -64,6 +69,25 @@ func TestMutationSummary(t *testing.T) {
 			by[tm.Tool] = tm
 		}
 		a, b := by["a"], by["b"]
+		if len(b.NotRun) != 1 || b.Trials != 2 || len(a.Lost) != 1 || len(a.NotRun)+len(b.Lost) != 0 {
+			t.Errorf("not run and lost: a %+v %+v, b %+v %+v", a.NotRun, a.Lost, b.NotRun, b.Lost)
+		}
+		var md strings.Builder
+		if err := s.WriteMarkdown(&md, "", ""); err != nil {
+			t.Fatal(err)
+		}
+		var page strings.Builder
+		if err := s.WriteHTML(&page, ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"**Trial 3 could not run**, and is left out of every figure: unschedulable", "Trial 2's attempt 1 was lost on node n2, and is not scored: DeletionByTaintManager"} {
+			if !strings.Contains(md.String(), want) {
+				t.Errorf("report.md lacks %q:\n%s", want, md.String())
+			}
+			if html := template.HTMLEscapeString(strings.ReplaceAll(want, "**", "")); !strings.Contains(page.String(), html) {
+				t.Errorf("report.html lacks %q", html)
+			}
+		}
 		if a.Score.Detected != 18 || a.Score.Planted != 20 || b.Score.Detected != 6 || b.Score.Planted != 20 {
 			t.Errorf("scores: a %+v, b %+v", a.Score, b.Score)
 		}

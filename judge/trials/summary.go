@@ -183,28 +183,38 @@ func Summarize(trials []Trial, fallback float64) Summary {
 	s := Summary{Trials: trials, Pairs: []PairSummary{}}
 	var names []string
 	byTool := map[string][]Trial{}
-	notRun := map[string][]NotRun{}
-	lost := map[string][]LostAttempt{}
+	// Trials that could not run and lost attempts, by tool, of the ten's
+	// trials [0] and of mutant sets' [1]: each named where its kind is.
+	notRun := [2]map[string][]NotRun{{}, {}}
+	lost := [2]map[string][]LostAttempt{{}, {}}
+	mutantTools := map[string]bool{}
 	for _, t := range trials {
 		if _, ok := byTool[t.Tool]; !ok {
 			names = append(names, t.Tool)
 			byTool[t.Tool] = nil
 		}
+		kind := b2i(t.Mutants())
+		mutantTools[t.Tool] = mutantTools[t.Tool] || t.Mutants()
 		for _, a := range t.Attempts {
 			if a.Ended == AttemptLost {
-				lost[t.Tool] = append(lost[t.Tool], LostAttempt{Trial: t.Number, Attempt: a.Number, Node: a.Node, Why: a.Why})
+				lost[kind][t.Tool] = append(lost[kind][t.Tool], LostAttempt{Trial: t.Number, Attempt: a.Number, Node: a.Node, Why: a.Why})
 			}
 		}
 		// A trial that could not run is named and counted, and left out
 		// of every statistic: it is neither a trial that tested nothing
 		// nor one that detected nothing.
 		if !t.Ran() {
-			notRun[t.Tool] = append(notRun[t.Tool], NotRun{Trial: t.Number, Why: t.NotRun})
+			notRun[kind][t.Tool] = append(notRun[kind][t.Tool], NotRun{Trial: t.Number, Why: t.NotRun})
 			continue
 		}
 		byTool[t.Tool] = append(byTool[t.Tool], t)
 	}
-	s.Mutation = summarizeMutants(names, byTool)
+	s.Mutation = summarizeMutants(names, byTool, mutantTools)
+	if m := s.Mutation; m != nil {
+		for i := range m.Tools {
+			m.Tools[i].NotRun, m.Tools[i].Lost = notRun[1][m.Tools[i].Tool], lost[1][m.Tools[i].Tool]
+		}
+	}
 	// The ten's figures are of the trials that planted them; a run of
 	// mutant sets alone has none.
 	ten := map[string][]Trial{}
@@ -218,7 +228,7 @@ func Summarize(trials []Trial, fallback float64) Summary {
 		}
 	}
 	for _, t := range trials {
-		anyTen = anyTen || !t.Ran() && !t.Mutants()
+		anyTen = anyTen || !t.Mutants()
 	}
 	if !anyTen && s.Mutation != nil {
 		s.Tools = []ToolSummary{}
@@ -227,7 +237,7 @@ func Summarize(trials []Trial, fallback float64) Summary {
 	var ran []ToolSummary
 	for _, name := range names {
 		ts := summarizeTool(name, ten[name], fallback)
-		ts.NotRun, ts.Lost = notRun[name], lost[name]
+		ts.NotRun, ts.Lost = notRun[0][name], lost[0][name]
 		s.Tools = append(s.Tools, ts)
 		if ts.Trials > 0 {
 			ran = append(ran, ts)
