@@ -128,9 +128,10 @@ type MutationPair struct {
 	ByOperator []MutationTest `json:"by_operator"`
 }
 
-// Undetected is a mutant that no tool detected in a set they met: its
-// set, ID, operator, depth and a trigger request, and the group it fell
-// in for each tool that met it.
+// Undetected is a mutant that no tool detected in a set they met, in any
+// trial: its set, ID, operator, depth and a trigger request, and the
+// group it fell in for each tool that met it (the furthest it got, over
+// its trials of the set).
 type Undetected struct {
 	Set      string            `json:"set"`
 	ID       catalogue.ID      `json:"id"`
@@ -210,16 +211,28 @@ func summarizeMutants(names []string, byTool map[string][]Trial, planted map[str
 		return nil
 	}
 	ms.Sets = slices.SortedFunc(maps.Keys(sets), bySeed)
-	// Each tool's stage of each mutant of each set it ran.
-	met := map[string]map[[2]string]Stage{}
+	// Each tool's stage of each mutant in each trial, by the trial's set
+	// and seed: trials of two tools with both the same met the same
+	// mutants (with a set drawn per trial, trial i's; with one set for
+	// every trial, the trials of one seed). And, by set alone, the
+	// furthest each tool got with each mutant over its trials.
+	met := map[string]map[[3]string]Stage{}
+	best := map[string]map[[2]string]Stage{}
 	for _, name := range ran {
-		met[name] = map[[2]string]Stage{}
+		met[name], best[name] = map[[3]string]Stage{}, map[[2]string]Stage{}
 		for _, t := range byTool[name] {
 			if !t.Mutants() {
 				continue
 			}
 			for _, s := range t.Stages {
-				met[name][[2]string{t.Defects, string(s.ID)}] = s
+				met[name][[3]string{t.Defects, t.Seed, string(s.ID)}] = s
+				k := [2]string{t.Defects, string(s.ID)}
+				b, ok := best[name][k]
+				if !ok {
+					b = s
+				}
+				b.Reached, b.Triggered, b.Detected = b.Reached || s.Reached, b.Triggered || s.Triggered, b.Detected || s.Detected
+				best[name][k] = b
 			}
 		}
 	}
@@ -233,7 +246,7 @@ func summarizeMutants(names []string, byTool map[string][]Trial, planted map[str
 		var ids []string
 		seen := map[string]bool{}
 		for _, name := range ran {
-			for k := range met[name] {
+			for k := range best[name] {
 				if k[0] == set && !seen[k[1]] {
 					seen[k[1]] = true
 					ids = append(ids, k[1])
@@ -245,7 +258,7 @@ func summarizeMutants(names []string, byTool map[string][]Trial, planted map[str
 			u := Undetected{Set: set, ID: catalogue.ID(id), Groups: map[string]string{}}
 			detected := false
 			for _, name := range ran {
-				s, ok := met[name][[2]string{set, id}]
+				s, ok := best[name][[2]string{set, id}]
 				if !ok {
 					continue
 				}
@@ -358,10 +371,10 @@ func operatorOrder(ops []string) []string {
 	return ops
 }
 
-// compareMutants tests two tools on the mutants both met, paired by set
-// and ID: McNemar's exact test on every mutant, and on each operator's
-// with Holm's correction over the operators.
-func compareMutants(a, b string, ma, mb map[[2]string]Stage) MutationPair {
+// compareMutants tests two tools on the mutants both met, paired by set,
+// seed and ID: McNemar's exact test on every mutant, and on each
+// operator's with Holm's correction over the operators.
+func compareMutants(a, b string, ma, mb map[[3]string]Stage) MutationPair {
 	p := MutationPair{A: a, B: b, ByOperator: []MutationTest{}}
 	tests := map[string]*MutationTest{}
 	all := &MutationTest{Operator: "all"}

@@ -3,6 +3,7 @@ package trials
 import (
 	"html/template"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,4 +154,32 @@ func mutantOf(t *testing.T, id catalogue.ID) catalogue.Mutant {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// One fixed set in every trial (mutants:7:5, three trials of each tool):
+// the trials pair by seed, so the test has every trial's pairs (15, not
+// the set's 5), and a mutant one tool detected in any trial is not
+// listed as detected by none.
+func TestMutationFixedSet(t *testing.T) {
+	set := catalogue.Mutants(7, 5)
+	var ts []Trial
+	for i, stages := range [][2][]int{
+		{{3, 3, 3, 3, 2}, {3, 0, 0, 0, 2}},
+		{{3, 3, 3, 3, 3}, {3, 1, 0, 0, 2}},
+		{{3, 3, 3, 3, 2}, {3, 0, 0, 0, 2}},
+	} {
+		a, b := mutantTrial("a", i+1, set, stages[0]), mutantTrial("b", i+1, set, stages[1])
+		a.Seed, b.Seed = strconv.Itoa(i+1), strconv.Itoa(i+1)
+		ts = append(ts, a, b)
+	}
+	m := Summarize(ts, 60).Mutation
+	if m == nil || len(m.Pairs) != 1 || len(m.Sets) != 1 {
+		t.Fatalf("%+v", m)
+	}
+	if p := m.Pairs[0].All; p.Pairs != 15 || p.Both != 3 || p.OnlyA != 10 || p.OnlyB != 0 || p.Neither != 2 {
+		t.Errorf("pairs %+v", p)
+	}
+	if len(m.Undetected) != 0 {
+		t.Errorf("a detected the fifth mutant in trial 2, yet: %+v", m.Undetected)
+	}
 }
