@@ -146,8 +146,8 @@ func imageText(image, digest string) string {
 	return fmt.Sprintf(", image `%s` (`%s`)", image, digest)
 }
 
-// seedText is where a run's mutant sets begin: ", mutant sets from seed
-// 7 (trial i: seed 7+i-1)"; "" for a run that draws none.
+// seedText is where a run's mutant sets begin: ", a mutant set per trial
+// from seed 7 (…)"; "" for a run that draws none.
 func seedText(first uint64) string {
 	if first == 0 {
 		return ""
