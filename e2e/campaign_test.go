@@ -302,17 +302,7 @@ func TestMutationScoreInBrowser(t *testing.T) {
 		sv := tm.Total()
 		wantRows = append(wantRows, fmt.Sprintf("%s %d %s %d %d %d", tm.Tool, tm.Trials, tm.Score.Text(), sv.NotReached, sv.NotTriggered, sv.NotReported))
 	}
-	wcmd, wsaid := startTrials(t, trialsBin, "-watch", mutRun, "-serve", "127.0.0.1:0")
-	t.Cleanup(func() { _ = wcmd.Process.Kill(); _ = wcmd.Wait() })
-	var mutPage string
-	for deadline := time.Now().Add(30 * time.Second); mutPage == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if _, u, ok := strings.Cut(wsaid.String(), "live page: "); ok {
-			mutPage, _, _ = strings.Cut(u, " ")
-		}
-	}
-	if mutPage == "" {
-		t.Fatalf("showcase-trials -watch served no page:\n%s", wsaid.String())
-	}
+	mutPage := watchPage(t, trialsBin, mutRun)
 	trap := startTrap(t)
 	b := newBrowser(t, chromium, trap.URL)
 	b.do(t, "the mutant run's page", chromedp.Navigate(mutPage), chromedp.WaitVisible(chromedp.CSS("#mutation-replay")))

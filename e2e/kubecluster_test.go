@@ -760,17 +760,7 @@ func replayExperiment(tag, head string, tools ...[2]string) string {
 // says, of each trial run again, that its first attempt was lost there.
 func kubeLostOnPage(t *testing.T, runnerBin, out, lost string) {
 	chromium := findChromium(t)
-	cmd, said := startTrials(t, runnerBin, "-watch", out, "-serve", "127.0.0.1:0")
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	var page string
-	for deadline := time.Now().Add(30 * time.Second); page == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if _, u, ok := strings.Cut(said.String(), "live page: "); ok {
-			page, _, _ = strings.Cut(u, " ")
-		}
-	}
-	if page == "" {
-		t.Fatalf("showcase-trials -watch served no page:\n%s", said.String())
-	}
+	page := watchPage(t, runnerBin, out)
 	trap := startTrap(t)
 	b := newBrowser(t, chromium, trap.URL)
 	b.do(t, "open the run's page", chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#trials li.trial")))

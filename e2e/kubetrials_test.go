@@ -301,6 +301,22 @@ func runTrials(t *testing.T, env []string, bin string, args ...string) string {
 	return string(out)
 }
 
+// watchPage starts showcase-trials -watch dir on a loopback port of its
+// own, stopped when the test ends, and is the live page's URL it names.
+func watchPage(t *testing.T, bin, dir string) string {
+	t.Helper()
+	cmd, said := startTrials(t, bin, "-watch", dir, "-serve", "127.0.0.1:0")
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, u, ok := strings.Cut(said.String(), "live page: "); ok {
+			page, _, _ := strings.Cut(u, " ")
+			return page
+		}
+	}
+	t.Fatalf("showcase-trials -watch served no page:\n%s", said.String())
+	return ""
+}
+
 // startTrials starts the runner; its output, as it comes.
 func startTrials(t *testing.T, bin string, args ...string) (*exec.Cmd, *syncLog) {
 	t.Helper()

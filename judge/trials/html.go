@@ -364,13 +364,10 @@ func (m *MutationSummary) html() *htmlMutation {
 		return nil
 	}
 	h := &htmlMutation{Intro: fmt.Sprintf("The trials of %d mutant sets (%s). A tool's score is the mutants it detected over those planted in its trials, each with its 95 %% interval (%s).", len(m.Sets), setsText(m.Sets), m.Method)}
+	plain := func(s string) string { return s } // the template escapes
 	for _, t := range m.Tools {
-		var b strings.Builder
-		writeNotRun(&b, t.NotRun, t.Lost)
-		for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n\n") {
-			if line != "" {
-				h.Notes = append(h.Notes, t.Tool+": "+strings.ReplaceAll(strings.ReplaceAll(line, "**", ""), `\|`, "|"))
-			}
+		for _, line := range notRunText(t.NotRun, t.Lost, plain, plain) {
+			h.Notes = append(h.Notes, t.Tool+": "+line)
 		}
 	}
 	score := htmlTable{ID: "mutation-scores", Header: []string{"tool", "trials", "score", "depth 0", "depth 1", "depth 2", "spurious"}}

@@ -156,18 +156,28 @@ func seedText(first uint64) string {
 }
 
 // writeNotRun names a tool's trials that could not run and its attempts
-// lost on a cluster.
+// lost on a cluster, a paragraph each.
 func writeNotRun(w io.Writer, notRun []NotRun, lost []LostAttempt) {
+	for _, p := range notRunText(notRun, lost, func(s string) string { return "**" + s + "**" }, md) {
+		fmt.Fprintf(w, "%s\n\n", p)
+	}
+}
+
+// notRunText says what writeNotRun does, a sentence each, with strong
+// for the words to stress and esc for what the records give.
+func notRunText(notRun []NotRun, lost []LostAttempt, strong, esc func(string) string) []string {
+	var out []string
 	for _, n := range notRun {
-		fmt.Fprintf(w, "**Trial %d could not run**, and is left out of every figure: %s\n\n", n.Trial, md(n.Why))
+		out = append(out, fmt.Sprintf("%s, and is left out of every figure: %s", strong(fmt.Sprintf("Trial %d could not run", n.Trial)), esc(n.Why)))
 	}
 	for _, l := range lost {
 		on := ""
 		if l.Node != "" {
-			on = " on node " + md(l.Node)
+			on = " on node " + esc(l.Node)
 		}
-		fmt.Fprintf(w, "Trial %d's attempt %d was lost%s, and is not scored: %s\n\n", l.Trial, l.Attempt, on, md(l.Why))
+		out = append(out, fmt.Sprintf("Trial %d's attempt %d was lost%s, and is not scored: %s", l.Trial, l.Attempt, on, esc(l.Why)))
 	}
+	return out
 }
 
 // writeMarkdown is the mutation score for a person: each tool's score,

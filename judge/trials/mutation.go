@@ -298,8 +298,9 @@ func triggerText(id catalogue.ID) string {
 	if err != nil || len(m.Defect().Triggers) == 0 {
 		return ""
 	}
-	e, r := m.Endpoint(), m.Defect().Triggers[0]
-	s := e.Method + " " + e.Path + r.Query
+	d := m.Defect()
+	r := d.Triggers[0]
+	s := m.Endpoint().Method + " " + d.Target(r)
 	if r.Header != "" {
 		s += " · " + r.Header
 	}

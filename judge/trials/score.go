@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -171,7 +170,7 @@ func stages(truth catalogue.Truth, card *score.Scorecard, toolStart time.Time, i
 	}
 	var out []Stage
 	first := map[catalogue.ID]int{} // each detected defect's first line in the report
-	mutants := strings.HasPrefix(truth.Setting, "mutants:")
+	mutants := IsMutantSetting(truth.Setting)
 	for _, d := range truth.Defects {
 		// A mutant set's trial is its mutants: the ten are off, and
 		// scored apart from them.

@@ -15,7 +15,6 @@ package trials
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/defectshowcase/showcase/catalogue"
@@ -237,7 +236,14 @@ func (t Trial) TestedNothing() bool {
 
 // Mutants reports whether the trial planted a mutant set: its stages
 // are the set's mutants, scored as a mutation score, apart from the ten.
-func (t Trial) Mutants() bool { return strings.HasPrefix(t.Defects, "mutants:") }
+func (t Trial) Mutants() bool { return IsMutantSetting(t.Defects) }
+
+// IsMutantSetting reports whether a DEFECTS setting, as an instance or a
+// record gives it, plants a mutant set.
+func IsMutantSetting(setting string) bool {
+	set, err := catalogue.Parse(setting)
+	return err == nil && set.IsMutants()
+}
 
 // budget is the trial's budget, or fallback for a record that has none.
 func (t Trial) budget(fallback float64) float64 {

@@ -275,7 +275,7 @@ func (w *Watch) State() State {
 				fmt.Fprintf(key, "%s %d %d\n", p.Dir, c.mod.UnixNano(), c.size)
 			}
 		}
-		s.Ten = s.Ten || !strings.HasPrefix(p.Defects, "mutants:")
+		s.Ten = s.Ten || !trials.IsMutantSetting(p.Defects)
 		tr := Trial{TrialProgress: p}
 		switch {
 		case p.State == trials.StateRunning && p.Start != nil:

@@ -28,20 +28,23 @@ func main() {
 		fmt.Fprintf(os.Stderr, "silent: -defects %q: want a mutant set (%v)\n", *defects, err)
 		os.Exit(2)
 	}
+	// Each mutant's triggers as the ground truth gives them: what to send.
 	client := &http.Client{Timeout: 30 * time.Second}
-	for _, m := range set.Mutants() {
-		e := m.Endpoint()
-		for _, tr := range m.Defect().Triggers {
-			req, err := http.NewRequest(e.Method, *base+e.Path+tr.Query, strings.NewReader(tr.Body))
+	for _, d := range catalogue.GroundTruth(set).Defects {
+		if !d.Active {
+			continue
+		}
+		for _, tr := range d.Triggers {
+			req, err := http.NewRequest(tr.Method, *base+tr.Target, strings.NewReader(tr.Body))
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "silent:", err)
 				os.Exit(1)
 			}
-			if tr.Body != "" {
-				req.Header.Set("Content-Type", "application/json")
+			if tr.ContentType != "" {
+				req.Header.Set("Content-Type", tr.ContentType)
 			}
-			if k, v, ok := strings.Cut(tr.Header, ":"); ok {
-				req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+			for k, v := range tr.Headers {
+				req.Header.Set(k, v)
 			}
 			res, err := client.Do(req)
 			if err != nil {
