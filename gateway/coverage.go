@@ -29,7 +29,6 @@ type coverageLog struct {
 	ops             []*opCoverage // in the contract's order
 	undeclaredPaths atomic.Uint64
 	since           atomic.Int64 // Unix nanoseconds of the start or the last reset
-	disabled        bool         // for the benchmark of its cost alone
 }
 
 type opCoverage struct {
@@ -49,6 +48,36 @@ type opCoverage struct {
 	// response[c] is the documented response status c falls under, -1
 	// for none: worked out once, not at each answer.
 	response [1000]int16
+	// memo is, by documented response, the last small body read for its
+	// properties and what it carried: an endpoint that answers the same
+	// bytes again is not parsed again.
+	memo []propsMemo
+}
+
+// propsMemo remembers one body's properties.
+type propsMemo struct{ last atomic.Pointer[memoBody] }
+
+type memoBody struct {
+	body    []byte
+	carried uint64
+}
+
+// maxMemo bounds the body a propsMemo keeps.
+const maxMemo = 512
+
+// carried is what body carried, if it is the body remembered.
+func (m *propsMemo) carried(body []byte) (uint64, bool) {
+	if last := m.last.Load(); last != nil && bytes.Equal(last.body, body) {
+		return last.carried, true
+	}
+	return 0, false
+}
+
+// keep remembers body (a copy) and what it carried, if it is small.
+func (m *propsMemo) keep(body []byte, carried uint64) {
+	if len(body) <= maxMemo {
+		m.last.Store(&memoBody{body: bytes.Clone(body), carried: carried})
+	}
 }
 
 // maxCapture bounds the bytes of a request or response body kept to read its
@@ -101,7 +130,8 @@ func newCoverageLog(m *coverage.Model) *coverageLog {
 	for _, op := range m.Operations {
 		o := &opCoverage{op: op, params: make([]atomic.Uint64, len(op.Parameters)),
 			values: make([][]atomic.Uint64, len(op.Parameters)), reqTypes: make([]atomic.Uint64, len(op.RequestTypes)),
-			respTypes: make([]atomic.Uint64, len(op.ResponseTypes)), props: make([][]atomic.Uint64, len(op.Responses))}
+			respTypes: make([]atomic.Uint64, len(op.ResponseTypes)), props: make([][]atomic.Uint64, len(op.Responses)),
+			memo: make([]propsMemo, len(op.Responses))}
 		for i, p := range op.Parameters {
 			o.values[i] = make([]atomic.Uint64, len(p.Values))
 			if p.In == "body" {
@@ -238,11 +268,14 @@ func (t *teeBody) take() ([]byte, bool) {
 // it: a service reads all of such a body, so one process and the split
 // count it alike. A body of another type is not counted: a service may
 // refuse it unread (415) while a proxy has passed some or all of it on.
-func (l *coverageLog) start(op *opCoverage, r *http.Request) *covRequest {
-	if l.disabled {
+//
+// cr is where the request is kept, in the request's writer (one allocation
+// for both); start returns it, or nil in a build that does not count.
+func (l *coverageLog) start(cr *covRequest, op *opCoverage, r *http.Request) *covRequest {
+	if !countCoverage {
 		return nil
 	}
-	cr := &covRequest{op: op, r: r, resp: -1, length: -1}
+	*cr = covRequest{op: op, r: r, resp: -1, length: -1}
 	if len(op.bodyIdx) > 0 && r.Body != nil && r.Body != http.NoBody && slices.Contains(op.op.RequestTypes, coverage.MediaType(r.Header.Get("Content-Type"))) {
 		cr.req = &teeBody{body: r.Body}
 		r.Body = cr.req
@@ -300,8 +333,15 @@ func (cr *covRequest) answered(code int, header http.Header, first []byte) {
 		code = 999
 	}
 	o.statuses[code].Add(1)
-	ct := header.Get("Content-Type")
-	if _, set := header["Content-Type"]; !set && len(first) > 0 && header.Get("Transfer-Encoding") == "" {
+	// The header's own canonical keys, read without Get's canonicalising.
+	ct, set := "", false
+	if v, ok := header["Content-Type"]; ok {
+		set = true
+		if len(v) > 0 {
+			ct = v[0]
+		}
+	}
+	if !set && len(first) > 0 && len(header["Transfer-Encoding"]) == 0 {
 		ct = http.DetectContentType(first)
 	}
 	if mt := coverage.MediaType(ct); mt != "" {
@@ -311,8 +351,10 @@ func (cr *covRequest) answered(code int, header http.Header, first []byte) {
 		cr.resp = i
 		if len(o.op.Responses[i].Properties) > 0 && coverage.IsJSON(ct) {
 			cr.res = capturePool.Get().(*capture)
-			if n, err := strconv.Atoi(header.Get("Content-Length")); err == nil && n >= 0 {
-				cr.length = n
+			if v := header["Content-Length"]; len(v) > 0 {
+				if n, err := strconv.Atoi(v[0]); err == nil && n >= 0 {
+					cr.length = n
+				}
 			}
 		}
 	}
@@ -382,14 +424,18 @@ func (cr *covRequest) ended() {
 		return
 	}
 	names := cr.op.op.Responses[cr.resp].Properties
-	var carried uint64 // each property once, however often the answer has it
-	members(cr.res.buf, func(key, _ []byte) {
-		for j, name := range names[:min(len(names), 64)] {
-			if string(key) == name {
-				carried |= 1 << j
+	carried, ok := cr.op.memo[cr.resp].carried(cr.res.buf)
+	if !ok {
+		// each property once, however often the answer has it
+		members(cr.res.buf, func(key, _ []byte) {
+			for j, name := range names[:min(len(names), 64)] {
+				if string(key) == name {
+					carried |= 1 << j
+				}
 			}
-		}
-	})
+		})
+		cr.op.memo[cr.resp].keep(cr.res.buf, carried)
+	}
 	for j := range names[:min(len(names), 64)] {
 		if carried&(1<<j) != 0 {
 			cr.op.props[cr.resp][j].Add(1)

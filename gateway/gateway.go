@@ -80,10 +80,7 @@ func New(handlers map[string]Handler, served *contract.Contract, publicURL strin
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
-	views, err := served.Views()
-	if err != nil {
-		return nil, fmt.Errorf("contract: %w", err)
-	}
+	views := served.Views()
 	model, err := coverage.FromContract(served.JSON)
 	if err != nil {
 		return nil, fmt.Errorf("coverage: %w", err)
@@ -115,10 +112,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(path, rw.prefix) && (len(path) == len(rw.prefix) || path[len(rw.prefix)] == '/') {
 			w, reached := g.reach.writer(w, r, n)
 			if reached != nil {
-				// The exposure the request triggers says which request it was.
-				r = r.WithContext(observe.WithRequestIndex(r.Context(), n))
+				// The exposure the request triggers says which request it
+				// was: the writer tells it (RequestIndex).
 				if op := g.cov.byPath[r.URL.Path]; op != nil && reached.own {
-					reached.cov = g.cov.start(op, r)
+					reached.cov = g.cov.start(&reached.covData, op, r)
 				}
 			} else {
 				g.cov.undeclaredPaths.Add(1)
@@ -203,7 +200,11 @@ func (g *Gateway) serveContract(w http.ResponseWriter, r *http.Request, route st
 			return
 		}
 	}
-	c := g.contract.Render(view, web.BaseURL(g.publicURL, r))
+	c, err := g.contract.Render(view, web.BaseURL(g.publicURL, r))
+	if err != nil { // a contract without servers: not one the gateway serves
+		respond.Error(w, http.StatusInternalServerError, "the contract cannot be served in this view")
+		return
+	}
 	if route == "/openapi.yaml" {
 		respond.Raw(w, http.StatusOK, "application/yaml", c.YAML)
 		return

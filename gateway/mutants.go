@@ -102,7 +102,7 @@ func (l *mutants) serve(w http.ResponseWriter, r *http.Request, ms []catalogue.M
 		if answer.Wait > 0 && !l.wait(r, answer.Wait) {
 			return // the client left while the answer was held
 		}
-		l.planted[m.ID()].Count(r, id, time.Now())
+		l.planted[m.ID()].Count(w, r, id, time.Now())
 		l.logger.LogAttrs(r.Context(), slog.LevelInfo, "mutant triggered", slog.String("defect", string(m.ID())),
 			slog.String("request_id", id), slog.Int("status", answer.Status), slog.Int("conformant_status", conformant))
 	}

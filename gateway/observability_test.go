@@ -143,7 +143,7 @@ func TestEmbeddedMetricsCountOnce(t *testing.T) {
 func TestRequestIDThroughTheGateway(t *testing.T) {
 	t.Parallel()
 	var upstreamLog syncBuffer
-	svc, err := conformancesvc.New(conformancesvc.Config{Telemetry: &observe.Telemetry{Registry: prometheus.NewRegistry(), Writer: &upstreamLog, JSON: true}})
+	svc, err := conformancesvc.New(conformancesvc.Config{Telemetry: &observe.Telemetry{Registry: prometheus.NewRegistry(), Writer: &upstreamLog, JSON: true, Requests: observe.LogAll}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestRequestIDThroughTheGateway(t *testing.T) {
 func TestRequestLogLines(t *testing.T) {
 	t.Parallel()
 	var logs syncBuffer
-	ts := startEmbeddedWith(t, nil, &observe.Telemetry{Registry: prometheus.NewRegistry(), Writer: &logs, JSON: true})
+	ts := startEmbeddedWith(t, nil, &observe.Telemetry{Registry: prometheus.NewRegistry(), Writer: &logs, JSON: true, Requests: observe.LogAll})
 	before := len(logs.lines(t)) // start-up lines
 	get(t, ts.Client(), ts.URL+suite.PathMissingField, nil)
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+suite.PathInputTypeHandling, strings.NewReader(`{"number":"12a"}`))

@@ -56,17 +56,21 @@ func NewTransport(timeout time.Duration) *http.Transport {
 
 // proxyMetrics are the gateway's view of its upstreams.
 type proxyMetrics struct {
-	duration *prometheus.HistogramVec // {category, code}
-	failures *prometheus.CounterVec   // {category, kind}
+	duration *observe.Histograms[upstreamKey] // {category, code}: sharded, every proxied request observes it
+	failures *prometheus.CounterVec           // {category, kind}
+}
+
+// upstreamKey is a label set of the upstream durations.
+type upstreamKey struct {
+	category string
+	code     int
 }
 
 func newProxyMetrics(reg prometheus.Registerer) *proxyMetrics {
 	return &proxyMetrics{
-		duration: observe.Register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "showcase", Subsystem: "gateway", Name: "upstream_request_duration_seconds",
-			Help:    "Time to answer a proxied request, by category and status code (502/504 are the gateway's own).",
-			Buckets: observe.DurationBuckets,
-		}, []string{"category", "code"})),
+		duration: observe.Register(reg, observe.NewHistograms(prometheus.NewDesc("showcase_gateway_upstream_request_duration_seconds",
+			"Time to answer a proxied request, by category and status code (502/504 are the gateway's own).", []string{"category", "code"}, nil),
+			nil, observe.DurationBuckets, func(k upstreamKey) []string { return []string{k.category, strconv.Itoa(k.code)} })),
 		failures: observe.Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "showcase", Subsystem: "gateway", Name: "upstream_failures_total",
 			Help: "Proxied requests that got no answer from their upstream, by category and kind: refused, unreachable (no connection), timeout (connected, no answer in time), reset, client_gone, other.",
@@ -85,9 +89,6 @@ type Upstream struct {
 	timeout   time.Duration
 	metrics   *proxyMetrics
 	probe     string
-
-	mu        sync.RWMutex
-	durations map[int]prometheus.Observer // by status code
 }
 
 // NewUpstream proxies category c to target; timeout bounds each whole
@@ -98,8 +99,7 @@ type Upstream struct {
 // observe.HeaderTriggered); the gateway takes that off and records it in
 // exposure.
 func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTripper, timeout time.Duration, metrics *proxyMetrics, logger *slog.Logger, exposure *observe.ExposureLog) *Upstream {
-	u := &Upstream{category: c.Name, target: target, transport: transport, timeout: timeout, metrics: metrics, probe: catalogue.EndpointsOf(c.Name)[0].Path,
-		durations: map[int]prometheus.Observer{}}
+	u := &Upstream{category: c.Name, target: target, transport: transport, timeout: timeout, metrics: metrics, probe: catalogue.EndpointsOf(c.Name)[0].Path}
 	for _, kind := range failureKinds {
 		metrics.failures.WithLabelValues(c.Name, kind) // present at zero, so rates are defined from the start
 	}
@@ -136,7 +136,7 @@ func NewUpstream(c catalogue.Category, target *url.URL, transport http.RoundTrip
 				delete(res.Header, observe.HeaderTriggered)
 				// Only the category's own defects: a bounded, known set.
 				if len(d) == 1 && own[d[0]] {
-					exposure.Record(d[0], res.Request, res.Request.Header.Get(observe.HeaderRequestID), time.Now())
+					exposure.Record(d[0], res.Request, res.Request.Header.Get(observe.HeaderRequestID), observe.RequestIndex(res.Request.Context()), time.Now())
 				}
 			}
 			return nil
@@ -183,11 +183,17 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var ctx context.Context
 	var cancel context.CancelFunc
 	var out *http.Request
+	// The request's index, for the exposure its answer may name: the
+	// answer is read without w.
+	parent := r.Context()
+	if n := observe.RequestIndexOf(w); n != 0 {
+		parent = observe.WithRequestIndex(parent, n)
+	}
 	if r.Body == nil || r.Body == http.NoBody {
-		ctx, cancel = context.WithTimeout(r.Context(), u.timeout)
+		ctx, cancel = context.WithTimeout(parent, u.timeout)
 		out = r.WithContext(ctx)
 	} else {
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(r.Context()), u.timeout)
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(parent), u.timeout)
 		body := &clientBody{rc: r.Body, declared: r.ContentLength}
 		out = r.WithContext(ctx)
 		out.Body = body
@@ -210,7 +216,7 @@ func (u *Upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	u.proxy.ServeHTTP(sw, out)
-	u.duration(sw.Code(r)).Observe(time.Since(start).Seconds())
+	u.metrics.duration.Observe(upstreamKey{u.category, sw.Code(r)}, time.Since(start))
 }
 
 // clientBody is a client's request body on its way to the service. A
@@ -262,20 +268,6 @@ func (b *clientBody) poisoned(p []byte) (int, error) {
 }
 
 func (b *clientBody) Close() error { return b.rc.Close() }
-
-// duration is the latency histogram of one status code, looked up once.
-func (u *Upstream) duration(code int) prometheus.Observer {
-	u.mu.RLock()
-	o, ok := u.durations[code]
-	u.mu.RUnlock()
-	if !ok {
-		o = u.metrics.duration.WithLabelValues(u.category, strconv.Itoa(code))
-		u.mu.Lock()
-		u.durations[code] = o
-		u.mu.Unlock()
-	}
-	return o
-}
 
 // Ready sends OPTIONS to a route of the category: the service answers 200
 // without running a handler.

@@ -14,8 +14,11 @@ import (
 // the gateway answers them: by the class of the status, counted when the
 // status is written, before the client can read it, so /defects read after
 // an answer counts it; a request whose client had gone by then, under no
-// status (no answer). Lock-free: one atomic add per request to an
-// operation's path.
+// status (no answer). Lock-free: a request adds to a shard of its
+// operation's count (observe.Counter), so cores answering the same
+// operation do not contend; the shards are added up when read. Numbering
+// the requests is the one count they all share: an index is a place in
+// one sequence.
 type reachLog struct {
 	byPath   map[string]*reachOp // the operations by path (each path has one)
 	requests atomic.Uint64       // every request since the reset, any path: the last one's index
@@ -25,11 +28,11 @@ type reachOp struct {
 	method string
 	// status[c] counts requests with the operation's method answered
 	// with status class c+2 (2xx…5xx); other, those with another method.
-	status [4]atomic.Uint64
+	status [4]*observe.Counter
 	// noAnswer counts requests with its method the client gave up on
 	// before their status was written.
-	noAnswer atomic.Uint64
-	other    atomic.Uint64
+	noAnswer *observe.Counter
+	other    *observe.Counter
 	first    atomic.Int64  // Unix nanoseconds of the first request with its method; 0 while none
 	index    atomic.Uint64 // the lowest index of a request with its method; 0 while none
 }
@@ -37,7 +40,11 @@ type reachOp struct {
 func newReachLog() *reachLog {
 	l := &reachLog{byPath: map[string]*reachOp{}}
 	for _, e := range catalogue.Endpoints {
-		l.byPath[e.Path] = &reachOp{method: e.Method}
+		op := &reachOp{method: e.Method, noAnswer: observe.NewCounter(), other: observe.NewCounter()}
+		for i := range op.status {
+			op.status[i] = observe.NewCounter()
+		}
+		l.byPath[e.Path] = op
 	}
 	return l
 }
@@ -62,10 +69,10 @@ func (l *reachLog) writer(w http.ResponseWriter, r *http.Request, n uint64) (htt
 func (l *reachLog) reset() {
 	for _, op := range l.byPath {
 		for i := range op.status {
-			op.status[i].Store(0)
+			op.status[i].Reset()
 		}
-		op.noAnswer.Store(0)
-		op.other.Store(0)
+		op.noAnswer.Reset()
+		op.other.Reset()
 		op.first.Store(0)
 		op.index.Store(0)
 	}
@@ -117,6 +124,7 @@ type reachWriter struct {
 	index   uint64 // the request's index among the instance's
 	counted bool
 	cov     *covRequest // its API coverage; nil when not counted
+	covData covRequest  // where cov points when counted
 }
 
 // count counts the request at its first status; first is the body written
@@ -183,6 +191,10 @@ func (w *reachWriter) done() {
 		w.cov.ended()
 	}
 }
+
+// RequestIndex is the request's index, for the exposure it triggers
+// (observe.RequestIndexOf).
+func (w *reachWriter) RequestIndex() uint64 { return w.index }
 
 // Unwrap lets http.ResponseController and the services' recorders reach
 // the writer underneath.

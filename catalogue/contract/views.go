@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -23,10 +24,16 @@ type View struct {
 	DefinedSecurity bool
 }
 
-// Views are a contract in every view, made once, so that serving one costs
-// no more than the declared document does.
+// Views are a contract in every view, each made once, so that serving one
+// costs no more than the declared document does. The declared view is
+// there from the start; the others are made at the first request for one
+// (once, however many ask at the same time): most instances never serve
+// them, and making them at start kept YAML's encoder in memory for nothing.
 type Views struct {
-	byView map[View]*Contract
+	declared *Contract
+	once     sync.Once
+	byView   map[View]*Contract
+	err      error
 }
 
 // serverPlaceholder stands for the base URL in a view with an absolute
@@ -34,9 +41,18 @@ type Views struct {
 // so also a YAML double-quoted scalar: what replaces it is one too.
 const serverPlaceholder = `"https://public-base-url.invalid"`
 
-// Views makes c's views.
-func (c *Contract) Views() (*Views, error) {
-	v := &Views{byView: map[View]*Contract{{}: c}}
+// Views makes c's views; the views but the declared one are made when
+// first asked for.
+func (c *Contract) Views() *Views { return &Views{declared: c} }
+
+// make makes the views.
+func (v *Views) make() {
+	v.byView, v.err = v.declared.views()
+}
+
+// views makes every view of c but the declared one.
+func (c *Contract) views() (map[View]*Contract, error) {
+	byView := map[View]*Contract{}
 	for _, view := range []View{{AbsoluteServer: true}, {DefinedSecurity: true}, {AbsoluteServer: true, DefinedSecurity: true}} {
 		var doc yaml.Node
 		if err := yaml.Unmarshal(c.YAML, &doc); err != nil {
@@ -61,23 +77,31 @@ func (c *Contract) Views() (*Views, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.byView[view] = out
+		byView[view] = out
 	}
-	return v, nil
+	return byView, nil
 }
 
 // Render is the view's contract with base as its server, when the view
-// names one.
-func (v *Views) Render(view View, base string) *Contract {
+// names one. It fails only if the contract cannot be put in the view (a
+// contract with no servers).
+func (v *Views) Render(view View, base string) (*Contract, error) {
+	if view == (View{}) {
+		return v.declared, nil
+	}
+	v.once.Do(v.make)
+	if v.err != nil {
+		return nil, v.err
+	}
 	c := v.byView[view]
 	if !view.AbsoluteServer {
-		return c
+		return c, nil
 	}
 	quoted, _ := json.Marshal(base) // a string always encodes
 	return &Contract{
 		YAML: bytes.Replace(c.YAML, []byte(serverPlaceholder), quoted, 1),
 		JSON: bytes.Replace(c.JSON, []byte(serverPlaceholder), quoted, 1),
-	}
+	}, nil
 }
 
 func removeKey(m *yaml.Node, key string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -24,16 +25,16 @@ func TestViews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		views, err := c.Views()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := views.Render(View{}, "http://x"); !bytes.Equal(got.YAML, c.YAML) || !bytes.Equal(got.JSON, c.JSON) {
+		views := c.Views()
+		if got, err := views.Render(View{}, "http://x"); err != nil || !bytes.Equal(got.YAML, c.YAML) || !bytes.Equal(got.JSON, c.JSON) {
 			t.Errorf("%s: the zero view is not the served contract", set)
 		}
 		for _, base := range []string{"http://127.0.0.1:8080", `http://h"x'y: z\u{0}/#<&>`, "https://showcase.example:8443/api"} {
 			for _, view := range []View{{AbsoluteServer: true}, {DefinedSecurity: true}, {true, true}} {
-				got := views.Render(view, base)
+				got, err := views.Render(view, base)
+				if err != nil {
+					t.Fatalf("%s %+v: %v", set, view, err)
+				}
 				var fromJSON, fromYAML map[string]any
 				if err := json.Unmarshal(got.JSON, &fromJSON); err != nil {
 					t.Fatalf("%s %+v JSON: %v", set, view, err)
@@ -85,6 +86,33 @@ func TestDescriptionFollowsTheDefects(t *testing.T) {
 		}
 		if !strings.Contains(doc.Info.Description, want) || (set != catalogue.All() && strings.Contains(doc.Info.Description, "each carry one deliberate defect")) {
 			t.Errorf("%s: %q", set, doc.Info.Description)
+		}
+	}
+}
+
+// The views are made at the first request for one, once, however many
+// requests ask at the same time: every one gets the same bytes.
+func TestViewsMadeOnceOnFirstUse(t *testing.T) {
+	t.Parallel()
+	declared, err := Declared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := declared.Views()
+	if views.byView != nil {
+		t.Fatal("the views were made before anyone asked for one")
+	}
+	got := make([]*Contract, 16)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			got[i], _ = views.Render(View{DefinedSecurity: true}, "")
+		})
+	}
+	wg.Wait()
+	for i, c := range got {
+		if c == nil || c != got[0] {
+			t.Fatalf("request %d got %p, the first %p: not the one view made once", i, c, got[0])
 		}
 	}
 }

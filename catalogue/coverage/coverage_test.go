@@ -2,6 +2,7 @@ package coverage_test
 
 import (
 	"fmt"
+	"mime"
 	"slices"
 	"strings"
 	"testing"
@@ -247,6 +248,18 @@ func TestMediaType(t *testing.T) {
 	} {
 		if got := coverage.MediaType(in); got != want {
 			t.Errorf("MediaType(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// The fast path for a plain type answers what mime.ParseMediaType
+	// does, on plain types and on near misses.
+	for _, in := range []string{"application/json", "application/vnd.api+json", "text/plain", "a/b/c", "/json", "json/", "a//b",
+		"Application/json", "application/json ", " application/json", "application/json;", "x/y!#$%&'*+-.^_`|~9", "x/y@z", "x/y(z)", "ü/x", "a/" + strings.Repeat("b", 98), "a/" + strings.Repeat("b", 99)} {
+		want := coverage.Invalid
+		if mt, _, err := mime.ParseMediaType(in); err == nil {
+			want = mt[:min(len(mt), 100)]
+		}
+		if got := coverage.MediaType(in); got != want {
+			t.Errorf("MediaType(%q) = %q, want %q (mime.ParseMediaType's)", in, got, want)
 		}
 	}
 	for in, want := range map[string]bool{"application/json": true, "application/vnd.api+json": true, "text/json": false, "+json": false, "": false} {

@@ -450,6 +450,9 @@ func orderedObject(raw json.RawMessage) ([]string, map[string]json.RawMessage, e
 // parameters: what the criteria compare. An empty value is "", one that
 // does not parse is "(invalid)", and one longer than 100 bytes is cut.
 func MediaType(v string) string {
+	if plainMediaType(v) {
+		return v // what ParseMediaType would make of it, without its cost
+	}
 	if strings.TrimSpace(v) == "" {
 		return ""
 	}
@@ -461,6 +464,27 @@ func MediaType(v string) string {
 		mt = mt[:maxMediaType]
 	}
 	return mt
+}
+
+// plainMediaType reports whether v is already what MediaType makes of it:
+// a lower-case type/subtype of token characters, no parameters, no space,
+// within maxMediaType ("application/json", as nearly every answer has it).
+func plainMediaType(v string) bool {
+	slash := strings.IndexByte(v, '/')
+	if slash <= 0 || slash == len(v)-1 || len(v) > maxMediaType {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case i == slash:
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Invalid stands for a Content-Type that does not parse.

@@ -56,10 +56,18 @@ func Collections() []string {
 // render is the file's content and its content type.
 func (f collectionFile) render() ([]byte, string, error) {
 	if !f.postman {
-		return httpFile(f.on), "text/plain; charset=utf-8", nil
+		return httpFile(f.on), f.contentType(), nil
 	}
 	b, err := postmanCollection(f.on)
-	return b, "application/json", err
+	return b, f.contentType(), err
+}
+
+// contentType is the file's content type.
+func (f collectionFile) contentType() string {
+	if f.postman {
+		return "application/json"
+	}
+	return "text/plain; charset=utf-8"
 }
 
 // link is the front page's link to the file, relative to the page.

@@ -75,6 +75,12 @@ type resource struct {
 
 	plainOnce sync.Once
 	plain     []byte
+
+	// render makes a collection's bytes at its first request (nil for
+	// the others): most instances are never asked for one, and rendering
+	// them at start kept the Postman library's code in memory for
+	// nothing. Its etag is made with them.
+	render func() ([]byte, string, error)
 }
 
 // pageCSP lets the pages load only from this origin. Swagger UI sets inline
@@ -138,11 +144,7 @@ func New(active catalogue.Set, publicURL string) (*Site, error) {
 	}
 	s.pages[PathReadme] = plainResource("text/plain; charset=utf-8", "no-cache", showcase.README)
 	for _, f := range collectionFiles {
-		b, contentType, err := f.render()
-		if err != nil {
-			return nil, err
-		}
-		r := plainResource(contentType, "no-cache", b)
+		r := &resource{contentType: f.contentType(), cacheControl: "no-cache", render: f.render}
 		r.names = "text"
 		if f.postman {
 			r.names = "json"
@@ -173,6 +175,13 @@ func (r *resource) gzBody() []byte {
 
 func (r *resource) plainBody() []byte {
 	r.plainOnce.Do(func() {
+		if r.render != nil {
+			b, _, err := r.render()
+			r.plain = mustRead(b, err)
+			sum := sha256.Sum256(r.plain)
+			r.etag = `"` + hex.EncodeToString(sum[:])[:20] + `"`
+			return
+		}
 		zr, err := gzip.NewReader(bytes.NewReader(r.gzBody()))
 		if err == nil {
 			r.plain, err = io.ReadAll(zr)
@@ -244,6 +253,9 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h["X-Frame-Options"] = []string{"DENY"}
 		h["Referrer-Policy"] = []string{"no-referrer"}
 		h["Cross-Origin-Opener-Policy"] = []string{"same-origin"}
+	}
+	if res.render != nil {
+		res.plainBody() // a collection's etag is made with its bytes
 	}
 	body, etag := res.plainBody, res.etag
 	if res.gzFile != "" {

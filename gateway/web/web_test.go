@@ -3,6 +3,8 @@ package web
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	postman "github.com/rbretecher/go-postman-collection"
@@ -378,5 +381,34 @@ func TestCollectionsNameTheirInstance(t *testing.T) {
 	_, b := get(own, "10.1.2.3:18080", "showcase-defects-on.http")
 	if a == b {
 		t.Errorf("the same ETag %s for files that name different instances", a)
+	}
+}
+
+// A collection is rendered at its first request, once, however many
+// requests ask at the same time: each gets the same bytes and the same
+// ETag, the one its bytes hash to (and the instance's base URL).
+func TestCollectionsRenderedOnceOnFirstUse(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	name := CollectionsPrefix + collectionFiles[0].name
+	if r := s.pages[name]; r.plain != nil || r.etag != "" {
+		t.Fatal("the collection was rendered at start")
+	}
+	recs := make([]*httptest.ResponseRecorder, 16)
+	var wg sync.WaitGroup
+	for i := range recs {
+		wg.Go(func() { recs[i] = get(s, http.MethodGet, name) })
+	}
+	wg.Wait()
+	want, _, err := collectionFiles[0].render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(want)
+	for i, rec := range recs {
+		if rec.Code != http.StatusOK || rec.Body.String() != recs[0].Body.String() || rec.Header().Get("Etag") != recs[0].Header().Get("Etag") ||
+			!strings.HasPrefix(rec.Header().Get("Etag"), `"`+hex.EncodeToString(sum[:])[:20]+"-") {
+			t.Fatalf("request %d: %d, ETag %s, %d bytes: not the collection rendered once", i, rec.Code, rec.Header().Get("Etag"), rec.Body.Len())
+		}
 	}
 }

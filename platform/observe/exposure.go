@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,8 +43,9 @@ type requestIndexKey struct{}
 
 // WithRequestIndex marks a request's context with its index among the
 // requests an instance received (the gateway numbers them from 1 at each
-// reset), so that the exposure it triggers can say which request was
-// first.
+// reset), for a proxied request, whose answer is read without the
+// ResponseWriter: so that the exposure it triggers can say which request
+// was first.
 func WithRequestIndex(ctx context.Context, n uint64) context.Context {
 	return context.WithValue(ctx, requestIndexKey{}, n)
 }
@@ -54,83 +56,164 @@ func RequestIndex(ctx context.Context) uint64 {
 	return n
 }
 
-// ExposureLog keeps the exposure of every defect triggered in (or through)
-// this process. Safe for concurrent use.
-type ExposureLog struct {
-	mu    sync.Mutex
-	since time.Time
-	seen  map[string]*Exposed
+// RequestIndexOf is the index of the request w answers: the gateway's
+// writer under w says it (a method RequestIndex), so that numbering a
+// request costs no copy of it. 0 when none does.
+func RequestIndexOf(w http.ResponseWriter) uint64 {
+	for {
+		switch v := w.(type) {
+		case interface{ RequestIndex() uint64 }:
+			return v.RequestIndex()
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return 0
+		}
+	}
 }
+
+// ExposureLog keeps the exposure of every defect triggered in (or through)
+// this process. Safe for concurrent use; recording takes no lock once a
+// defect has its slot, and its count is a sharded Counter, so requests on
+// many cores triggering the same defect do not wait for each other.
+type ExposureLog struct {
+	mu    sync.Mutex // making a slot; a reset
+	since atomic.Int64
+	slots sync.Map // defect → *exposureSlot; never removed, a reset zeroes them
+}
+
+// exposureSlot is one defect's exposure: times in Unix nanoseconds, 0 for
+// none.
+type exposureSlot struct {
+	count       *Counter
+	first, last atomic.Int64
+	index       atomic.Uint64
+	example     atomic.Pointer[example]
+}
+
+// example is the first request recorded for a defect.
+type example struct{ method, target, requestID string }
 
 // NewExposureLog starts an empty log.
 func NewExposureLog() *ExposureLog {
-	return &ExposureLog{since: time.Now(), seen: map[string]*Exposed{}}
+	l := &ExposureLog{}
+	l.since.Store(time.Now().UnixNano())
+	return l
 }
 
-// Record notes that the request r (with the given ID) triggered defect at
-// time at.
-func (l *ExposureLog) Record(defect string, r *http.Request, requestID string, at time.Time) {
+func (l *ExposureLog) slot(defect string) *exposureSlot {
+	if s, ok := l.slots.Load(defect); ok {
+		return s.(*exposureSlot)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e := l.seen[defect]
-	if e == nil {
+	s, _ := l.slots.LoadOrStore(defect, &exposureSlot{count: NewCounter()})
+	return s.(*exposureSlot)
+}
+
+// Record notes that the request r (with the given ID and index among the
+// instance's requests, 0 when not known) triggered defect at time at.
+func (l *ExposureLog) Record(defect string, r *http.Request, requestID string, index uint64, at time.Time) {
+	l.slot(defect).record(r, requestID, index, at)
+}
+
+func (s *exposureSlot) record(r *http.Request, requestID string, index uint64, at time.Time) {
+	if s.example.Load() == nil {
 		target := r.URL.RequestURI()
 		if len(target) > maxExampleTarget {
 			target = target[:maxExampleTarget] + "…"
 		}
-		e = &Exposed{First: at, Method: r.Method, Target: target, RequestID: requestID}
-		l.seen[defect] = e
+		s.example.CompareAndSwap(nil, &example{method: r.Method, target: target, requestID: requestID})
 	}
-	e.Count++
-	if at.After(e.Last) {
-		e.Last = at
-	}
+	s.count.Add(1)
 	// Concurrent requests are recorded as they end, each with the time
 	// its planted code ran: the first is the earliest, and the one that
 	// arrived first.
-	if at.Before(e.First) {
-		e.First = at
+	ns := at.UnixNano()
+	for old := s.last.Load(); ns > old && !s.last.CompareAndSwap(old, ns); old = s.last.Load() {
 	}
-	if n := RequestIndex(r.Context()); n != 0 && (e.Index == 0 || n < e.Index) {
-		e.Index = n
+	for old := s.first.Load(); (old == 0 || ns < old) && !s.first.CompareAndSwap(old, ns); old = s.first.Load() {
+	}
+	for old := s.index.Load(); index != 0 && (old == 0 || index < old) && !s.index.CompareAndSwap(old, index); old = s.index.Load() {
 	}
 }
 
 // Snapshot returns when the log began and a copy of it, by defect.
 func (l *ExposureLog) Snapshot() (since time.Time, seen map[string]Exposed) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	seen = make(map[string]Exposed, len(l.seen))
-	for d, e := range l.seen {
-		seen[d] = *e
-	}
-	return l.since, seen
+	seen = map[string]Exposed{}
+	l.slots.Range(func(k, v any) bool {
+		s := v.(*exposureSlot)
+		n := s.count.Load()
+		if n == 0 {
+			return true
+		}
+		e := Exposed{Count: n, Index: s.index.Load()}
+		if ns := s.first.Load(); ns != 0 {
+			e.First = time.Unix(0, ns)
+		}
+		if ns := s.last.Load(); ns != 0 {
+			e.Last = time.Unix(0, ns)
+		}
+		if ex := s.example.Load(); ex != nil {
+			e.Method, e.Target, e.RequestID = ex.method, ex.target, ex.requestID
+		}
+		seen[k.(string)] = e
+		return true
+	})
+	return time.Unix(0, l.since.Load()), seen
 }
 
-// Reset empties the log and returns when it begins again.
+// Reset empties the log and returns when it begins again. A request
+// recorded while it runs counts from then on, or not at all.
 func (l *ExposureLog) Reset() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.since = time.Now()
-	clear(l.seen)
-	return l.since
+	now := time.Now()
+	l.since.Store(now.UnixNano())
+	l.slots.Range(func(_, v any) bool {
+		s := v.(*exposureSlot)
+		s.count.Reset()
+		s.first.Store(0)
+		s.last.Store(0)
+		s.index.Store(0)
+		s.example.Store(nil)
+		return true
+	})
+	return now
 }
 
 // Planted is one planted defect of a service, as its route serves it.
 type Planted struct {
 	defect    string
-	triggered prometheus.Counter
-	log       *ExposureLog
+	triggered *Counter      // showcase_defect_triggered_total{defect}: read when scraped
+	slot      *exposureSlot // nil without an exposure log
 }
 
 // Planted returns the exposure of the named defect in this service; its
 // counter is exported from now on, at zero until the defect is triggered.
+// The counter is a sharded Counter read when Prometheus scrapes it: a
+// request that triggers the defect adds to a shard of it, not to a line
+// every core writes.
 func (in *Instruments) Planted(defect string) *Planted {
-	c := Register(in.Registerer, prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "showcase", Name: "defect_triggered_total",
-		Help: "Requests that triggered a planted defect: its planted code ran and produced its symptom. Never reset.",
-	}, []string{"defect"}))
-	return &Planted{defect: defect, triggered: c.WithLabelValues(defect), log: in.exposure}
+	in.plantedMu.Lock()
+	defer in.plantedMu.Unlock()
+	if p, ok := in.planted[defect]; ok {
+		return p
+	}
+	// A second service of the same name in one registry (tests) shares
+	// the first one's counter, as it shared its series before.
+	c := Register(in.Registerer, &countCollector{c: NewCounter(), desc: prometheus.NewDesc("showcase_defect_triggered_total",
+		"Requests that triggered a planted defect: its planted code ran and produced its symptom. Never reset.",
+		nil, prometheus.Labels{"defect": defect})})
+	p := &Planted{defect: defect, triggered: c.c}
+	if in.exposure != nil {
+		p.slot = in.exposure.slot(defect)
+	}
+	if in.planted == nil {
+		in.planted = map[string]*Planted{}
+	}
+	in.planted[defect] = p
+	return p
 }
 
 // Serve marks the request whose ResponseWriter is w as served by the
@@ -160,11 +243,24 @@ func Triggered(w http.ResponseWriter, r *http.Request) {
 // count is called once the request has ended; at is when the planted code
 // produced its symptom (Triggered), so that no tool's report can show it
 // before it was there to see.
-func (p *Planted) count(r *http.Request, requestID string, at time.Time) {
-	p.triggered.Inc()
-	if p.log != nil {
-		p.log.Record(p.defect, r, requestID, at)
+func (p *Planted) count(r *http.Request, requestID string, index uint64, at time.Time) {
+	p.triggered.Add(1)
+	if p.slot != nil {
+		p.slot.record(r, requestID, index, at)
 	}
+}
+
+// countCollector exports a Counter as a Prometheus counter, read when
+// scraped.
+type countCollector struct {
+	c    *Counter
+	desc *prometheus.Desc
+}
+
+func (cc *countCollector) Describe(ch chan<- *prometheus.Desc) { ch <- cc.desc }
+
+func (cc *countCollector) Collect(ch chan<- prometheus.Metric) {
+	ch <- prometheus.MustNewConstMetric(cc.desc, prometheus.CounterValue, float64(cc.c.Load()))
 }
 
 // findRecorder is Middleware's recorder under w, if any.

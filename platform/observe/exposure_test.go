@@ -19,21 +19,61 @@ func TestExposureLog(t *testing.T) {
 	l := observe.NewExposureLog()
 	long := httptest.NewRequest("GET", "/x?q="+strings.Repeat("a", 4000), nil)
 	t0 := time.Now()
-	l.Record("X-01", long, "id-0", t0)
+	l.Record("X-01", long, "id-0", 70, t0)
 	var wg sync.WaitGroup
 	for i := range 64 {
 		wg.Go(func() {
-			l.Record("X-01", httptest.NewRequest("POST", "/y", nil), "later", t0.Add(time.Duration(i)*time.Millisecond))
+			l.Record("X-01", httptest.NewRequest("POST", "/y", nil), "later", uint64(100-i), t0.Add(time.Duration(i)*time.Millisecond))
 		})
 	}
 	wg.Wait()
 	_, seen := l.Snapshot()
 	e := seen["X-01"]
-	if e.Count != 65 || e.Method != "GET" || e.RequestID != "id-0" || !e.First.Equal(t0) || !e.Last.Equal(t0.Add(63*time.Millisecond)) {
+	if e.Count != 65 || e.Method != "GET" || e.RequestID != "id-0" || !e.First.Equal(t0) || !e.Last.Equal(t0.Add(63*time.Millisecond)) || e.Index != 37 {
 		t.Errorf("got %+v", e)
 	}
 	if !strings.HasPrefix(e.Target, "/x?q=aaa") || len(e.Target) != 512+len("…") || !strings.HasSuffix(e.Target, "…") {
 		t.Errorf("example target of %d bytes: %.40q…", len(e.Target), e.Target)
+	}
+}
+
+// A reset empties the log: a defect triggered before it is not in the
+// snapshot, one triggered after it starts again with its own example.
+func TestExposureReset(t *testing.T) {
+	t.Parallel()
+	l := observe.NewExposureLog()
+	l.Record("X-01", httptest.NewRequest("GET", "/a", nil), "a", 5, time.Now())
+	since := l.Reset()
+	if s, seen := l.Snapshot(); len(seen) != 0 || !s.Equal(since) {
+		t.Fatalf("after the reset: %v since %v", seen, s)
+	}
+	t1 := time.Now()
+	l.Record("X-01", httptest.NewRequest("GET", "/b", nil), "b", 9, t1)
+	if _, seen := l.Snapshot(); seen["X-01"].Count != 1 || seen["X-01"].Target != "/b" || seen["X-01"].Index != 9 || !seen["X-01"].First.Equal(t1) {
+		t.Errorf("after the reset: %+v", seen["X-01"])
+	}
+}
+
+// A Counter adds up exactly what concurrent Adds gave it, whichever shards
+// they went to.
+func TestCounter(t *testing.T) {
+	t.Parallel()
+	c := observe.NewCounter()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			for range 1000 {
+				c.Add(uint64(i))
+			}
+		})
+	}
+	wg.Wait()
+	if got := c.Load(); got != 1000*(15*16/2) {
+		t.Errorf("Load = %d, want %d", got, 1000*(15*16/2))
+	}
+	c.Reset()
+	if got := c.Load(); got != 0 {
+		t.Errorf("after Reset: %d", got)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -38,6 +37,43 @@ type Telemetry struct {
 	// Exposure is the process's log of triggered defects; nil, each
 	// service counts its defects in Prometheus alone.
 	Exposure *ExposureLog
+	// Requests is which requests get their line in the log.
+	Requests LogRequests
+}
+
+// LogRequests is which requests are logged, one line each when they end.
+type LogRequests int
+
+const (
+	// LogErrors logs the requests answered with a 5xx (the planted crashes
+	// and failures among them): the default, as a line per request would
+	// cost a fifth of a request's CPU at load-test rates and fill a disk
+	// with what the metrics and the exposure log already count.
+	LogErrors LogRequests = iota
+	// LogAll logs every request: for reading along with a tool locally.
+	LogAll
+	// LogNone logs no request.
+	LogNone
+)
+
+// UnmarshalText reads all, errors or none.
+func (l *LogRequests) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "errors":
+		*l = LogErrors
+	case "all":
+		*l = LogAll
+	case "none":
+		*l = LogNone
+	default:
+		return errors.New("want all, errors or none")
+	}
+	return nil
+}
+
+// MarshalText is all, errors or none.
+func (l LogRequests) MarshalText() ([]byte, error) {
+	return []byte([...]string{"errors", "all", "none"}[l]), nil
 }
 
 // Discard is telemetry for tests: a private registry, no log output.
@@ -53,13 +89,11 @@ type Instruments struct {
 	// Registerer adds the service's label to what is registered on it.
 	Registerer prometheus.Registerer
 
-	requests *prometheus.CounterVec
-	duration *prometheus.HistogramVec
-	inFlight prometheus.Gauge
-	exposure *ExposureLog
-
-	mu     sync.RWMutex
-	series map[seriesKey]series
+	logRequests LogRequests
+	metrics     *requestMetrics
+	exposure    *ExposureLog
+	plantedMu   sync.Mutex
+	planted     map[string]*Planted // by defect: one counter each
 }
 
 // Service returns the instruments of the named service. Its series carry a
@@ -81,26 +115,13 @@ func (t *Telemetry) Service(name string) *Instruments {
 		logger = httplog.NewLogger(name, httplog.Options{JSON: false, LogLevel: t.Level, Writer: w, MessageFieldName: "msg"}).Logger
 	}
 	reg := prometheus.WrapRegistererWith(prometheus.Labels{"service": name}, t.Registry)
-	labels := []string{"route", "method", "code"}
 	return &Instruments{
-		Service:    name,
-		Logger:     logger,
-		Registerer: reg,
-		series:     map[seriesKey]series{},
-		exposure:   t.Exposure,
-		requests: Register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "showcase", Name: "http_requests_total",
-			Help: "HTTP requests answered, by route pattern, method and status code.",
-		}, labels)),
-		duration: Register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "showcase", Name: "http_request_duration_seconds",
-			Help:    "Time to answer an HTTP request, by route pattern, method and status code.",
-			Buckets: DurationBuckets,
-		}, labels)),
-		inFlight: Register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: "showcase", Name: "http_requests_in_flight",
-			Help: "HTTP requests being answered now.",
-		})),
+		Service:     name,
+		Logger:      logger,
+		Registerer:  reg,
+		exposure:    t.Exposure,
+		logRequests: t.Requests,
+		metrics:     Register(reg, newRequestMetrics(DurationBuckets)),
 	}
 }
 
@@ -138,59 +159,37 @@ func DefectActive(reg prometheus.Registerer) *prometheus.GaugeVec {
 func (in *Instruments) Middleware(routeOf func(*http.Request) string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			start := time.Now()
-			rec := &recorder{StatusRecorder: StatusRecorder{ResponseWriter: w}, id: requestID(w, r)}
-			in.inFlight.Inc()
-			defer func() {
-				in.inFlight.Dec()
-				took := time.Since(start)
-				route, code := routeOf(r), rec.Code(r)
-				in.observe(route, Method(r.Method), code, took)
-				if rec.triggered {
-					rec.planted.count(r, rec.id, rec.triggeredAt)
-					rec.fields = append(rec.fields, slog.String("defect", rec.planted.defect))
-				}
-				in.logRequest(r, rec, route, code, took)
-			}()
+			rec := &recorder{StatusRecorder: StatusRecorder{ResponseWriter: w}, id: requestID(w, r), start: time.Now()}
+			in.metrics.started.Add(1)
+			defer in.end(r, rec, routeOf)
 			next.ServeHTTP(rec, r)
 		})
 	}
 }
 
-// series are the request counter and histogram of one label set.
-type series struct {
-	requests prometheus.Counter
-	duration prometheus.Observer
-}
-
-type seriesKey struct {
-	route, method string
-	code          int
-}
-
-// observe counts a request; the series of each label set is looked up once.
-func (in *Instruments) observe(route, method string, code int, took time.Duration) {
-	k := seriesKey{route, method, code}
-	in.mu.RLock()
-	s, ok := in.series[k]
-	in.mu.RUnlock()
-	if !ok {
-		c := strconv.Itoa(code)
-		s = series{in.requests.WithLabelValues(route, method, c), in.duration.WithLabelValues(route, method, c)}
-		in.mu.Lock()
-		in.series[k] = s
-		in.mu.Unlock()
+// end counts, and logs, a request once its handler has returned (or
+// panicked: a deferred call).
+func (in *Instruments) end(r *http.Request, rec *recorder, routeOf func(*http.Request) string) {
+	in.metrics.finished.Add(1)
+	took := time.Since(rec.start)
+	route, code := routeOf(r), rec.Code(r)
+	in.metrics.observe(seriesKey{route, Method(r.Method), code}, took)
+	if rec.triggered {
+		rec.planted.count(r, rec.id, RequestIndexOf(rec.ResponseWriter), rec.triggeredAt)
+		rec.fields = append(rec.fields, slog.String("defect", rec.planted.defect))
 	}
-	s.requests.Inc()
-	s.duration.Observe(took.Seconds())
+	in.logRequest(r, rec, route, code, took)
 }
 
-// logRequest writes the request's one line: 5xx at error level, the rest
-// at info.
+// logRequest writes the request's one line, if its requests are logged:
+// 5xx at error level, the rest at info.
 func (in *Instruments) logRequest(r *http.Request, rec *recorder, route string, code int, took time.Duration) {
 	level := slog.LevelInfo
 	if code >= 500 {
 		level = slog.LevelError
+	}
+	if in.logRequests == LogNone || in.logRequests == LogErrors && level < slog.LevelError {
+		return
 	}
 	ctx := r.Context()
 	if !in.Logger.Enabled(ctx, level) {
@@ -261,6 +260,7 @@ func (w *StatusRecorder) Code(r *http.Request) int {
 type recorder struct {
 	StatusRecorder
 	id     string
+	start  time.Time
 	fields []slog.Attr
 	// planted is the defect of a planted variant's route; triggered, that
 	// it showed.

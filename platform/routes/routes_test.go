@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +20,8 @@ import (
 	"github.com/defectshowcase/showcase/platform/routes"
 )
 
-func newRouter(logs io.Writer, reg *prometheus.Registry) http.Handler {
-	tel := &observe.Telemetry{Registry: reg, Writer: logs, JSON: true}
+func newRouter(logs io.Writer, reg *prometheus.Registry, which observe.LogRequests) http.Handler {
+	tel := &observe.Telemetry{Registry: reg, Writer: logs, JSON: true, Requests: which}
 	return routes.New([]routes.Route{
 		{Method: http.MethodGet, Pattern: "/a/get", Handler: func(w http.ResponseWriter, _ *http.Request) {
 			respond.JSON(w, http.StatusOK, []byte(`{"ok":true}`))
@@ -55,7 +56,7 @@ func TestRouter(t *testing.T) {
 		{"a panic is a JSON 500 with its cause", "GET", "/a/panic", 500, "", `{"success":false,"error":"the cause"}`},
 	}
 	var logs bytes.Buffer
-	h := newRouter(&logs, prometheus.NewRegistry())
+	h := newRouter(&logs, prometheus.NewRegistry(), observe.LogAll)
 	for _, tt := range tests {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, nil))
@@ -79,6 +80,45 @@ func TestRouter(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "goroutine ") {
 		t.Errorf("a stack trace reached the log:\n%s", logs.String())
+	}
+}
+
+// LOG_REQUESTS: every request has its line with all, the 5xx alone with
+// errors (the default), none with none.
+func TestLogRequests(t *testing.T) {
+	t.Parallel()
+	var def observe.LogRequests
+	if b, _ := def.MarshalText(); string(b) != "errors" {
+		t.Errorf("the default is %s, want errors", b)
+	}
+	for _, c := range []struct {
+		which    string
+		lines    int
+		statuses string
+	}{{"all", 4, "200 404 405 500"}, {"errors", 1, "500"}, {"none", 0, ""}} {
+		var which observe.LogRequests
+		if err := which.UnmarshalText([]byte(c.which)); err != nil {
+			t.Fatal(err)
+		}
+		var logs bytes.Buffer
+		h := newRouter(&logs, prometheus.NewRegistry(), which)
+		for _, r := range []string{"GET /a/get", "GET /nowhere", "PUT /a/get", "GET /a/panic"} {
+			m, p, _ := strings.Cut(r, " ")
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(m, p, nil))
+		}
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+			if m := regexp.MustCompile(`"status":(\d+)`).FindStringSubmatch(l); m != nil {
+				got = append(got, m[1])
+			}
+		}
+		if strings.Join(got, " ") != c.statuses || strings.Count(logs.String(), "\n") != c.lines {
+			t.Errorf("LOG_REQUESTS=%s: lines for statuses %q, want %q:\n%s", c.which, got, c.statuses, logs.String())
+		}
+	}
+	var bad observe.LogRequests
+	if err := bad.UnmarshalText([]byte("some")); err == nil {
+		t.Error("LOG_REQUESTS=some was taken")
 	}
 }
 
@@ -119,7 +159,7 @@ func TestNewRejectsBadTables(t *testing.T) {
 func TestMetricsLabels(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
-	h := newRouter(io.Discard, reg)
+	h := newRouter(io.Discard, reg, observe.LogAll)
 	send := func(method, path string) {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(method, path, nil))
 	}
@@ -281,7 +321,7 @@ func TestTriggeredCounted(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	var logs bytes.Buffer
-	tel := &observe.Telemetry{Registry: reg, Writer: &logs, JSON: true, Exposure: observe.NewExposureLog()}
+	tel := &observe.Telemetry{Registry: reg, Writer: &logs, JSON: true, Exposure: observe.NewExposureLog(), Requests: observe.LogAll}
 	h := routes.New(table, func(d string) bool { return d == "X-01" }, tel.Service("t"))
 	get := func(target string, header http.Header) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
