@@ -4,6 +4,8 @@ go 1.26.8
 
 require github.com/defectshowcase/showcase/platform v0.1.0
 
+require go.uber.org/automaxprocs v1.6.0 // indirect
+
 require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

@@ -3,12 +3,17 @@ package errorssvc
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,6 +108,46 @@ func TestEncodeASCII(t *testing.T) {
 	}
 }
 
+// An in-memory store opens at its first use, once however many requests
+// ask at the same time: every insert lands in the one database. Before it,
+// the store is ready and holds no database; a failed open is tried again.
+func TestStoreOpensOnFirstUse(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := openStore("", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	if st.db.Load() != nil || st.ready(ctx) != nil {
+		t.Fatal("the in-memory store was opened at start, or is not ready before its first use")
+	}
+	var opens atomic.Int32
+	open := st.open
+	st.open = func() (*sql.DB, error) {
+		if opens.Add(1) == 1 {
+			return nil, errors.New("the first open fails")
+		}
+		time.Sleep(20 * time.Millisecond) // the others arrive while it opens
+		return open()
+	}
+	if err := st.insert(ctx, texts, "x"); err == nil || !strings.Contains(err.Error(), "first open fails") {
+		t.Fatalf("insert with a failing open: %v", err)
+	}
+	var wg sync.WaitGroup
+	for i := range 32 {
+		wg.Go(func() {
+			if err := st.insert(ctx, texts, fmt.Sprint(i)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n, err := st.count(ctx, texts); n != 32 || err != nil || opens.Load() != 2 {
+		t.Errorf("%d rows (%v) after 32 concurrent first inserts, %d opens; want 32 rows and 2 opens (one failed)", n, err, opens.Load())
+	}
+}
+
 // The store is real SQLite: the column check fails at 16 characters, a
 // failed insert leaves nothing behind, and the cap prunes the oldest rows.
 func TestRecordStore(t *testing.T) {
@@ -133,7 +178,7 @@ func TestRecordStore(t *testing.T) {
 	}
 	// The column has TEXT affinity: SQLite keeps the numbers as text.
 	var oldest string
-	if err := st.db.QueryRow(`SELECT text FROM records ORDER BY id LIMIT 1`).Scan(&oldest); err != nil || oldest != "7" {
+	if err := st.db.Load().QueryRow(`SELECT text FROM records ORDER BY id LIMIT 1`).Scan(&oldest); err != nil || oldest != "7" {
 		t.Fatalf("oldest kept value %q (%v), want 7: the oldest must go first", oldest, err)
 	}
 }
@@ -228,7 +273,7 @@ func TestStoreThatCannotWrite(t *testing.T) {
 	if code, body := post("sixteen chars!!!"); code != 500 || !strings.Contains(body, "CHECK constraint") {
 		t.Fatalf("the planted defect: %d %s", code, body)
 	}
-	if _, err := svc.store.db.ExecContext(ctx, `PRAGMA query_only = ON`); err != nil {
+	if _, err := svc.store.db.Load().ExecContext(ctx, `PRAGMA query_only = ON`); err != nil {
 		t.Fatal(err)
 	}
 	if code, body := post("short"); code != 500 || !strings.Contains(body, "readonly") {
@@ -250,7 +295,7 @@ func TestStoreThatCannotWrite(t *testing.T) {
 			t.Errorf("a 500 that is not told apart: %s", line)
 		}
 	}
-	if _, err := svc.store.db.ExecContext(ctx, `PRAGMA query_only = OFF`); err != nil {
+	if _, err := svc.store.db.Load().ExecContext(ctx, `PRAGMA query_only = OFF`); err != nil {
 		t.Fatal(err)
 	}
 	if err := svc.Ready(ctx); err != nil {

@@ -8,7 +8,10 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
-require github.com/kylelemons/godebug v1.1.0 // indirect
+require (
+	github.com/kylelemons/godebug v1.1.0 // indirect
+	go.uber.org/automaxprocs v1.6.0 // indirect
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,8 +40,16 @@ var texts = table{"texts", `CREATE TABLE IF NOT EXISTS texts (
 // recordStore keeps the texts of endpoint 3 in SQLite, at most maxRows of
 // them a table: each insert prunes the oldest beyond the cap in the same
 // transaction, so a fuzzer running for days cannot exhaust memory or disk.
+//
+// An in-memory store is opened at its first use rather than at start: an
+// instance that is never asked to store anything does not load SQLite's
+// code into memory (idle, the one process stays under 15 MB resident). A
+// file's store is opened at start, so that a path it cannot open stops
+// the program there.
 type recordStore struct {
-	db      *sql.DB
+	db      atomic.Pointer[sql.DB] // nil until opened
+	open    func() (*sql.DB, error)
+	opening sync.Mutex // the first uses wait for one open
 	maxRows int64
 	// unwritable: a write failed in the store itself (the disk, the
 	// file), and none has succeeded since.
@@ -89,13 +98,17 @@ func (s *recordStore) failed(err error) {
 // ready reports whether the store answers and writes. After a write
 // failure it writes a probe row (and removes it) to find out.
 func (s *recordStore) ready(ctx context.Context) error {
-	if err := s.db.PingContext(ctx); err != nil {
+	db := s.db.Load()
+	if db == nil {
+		return nil // in memory, not opened yet: nothing to fail
+	}
+	if err := db.PingContext(ctx); err != nil {
 		return err
 	}
 	if !s.unwritable.Load() {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := db.BeginTx(ctx, nil)
 	if err == nil {
 		if _, err = tx.ExecContext(ctx, `INSERT INTO probe (x) VALUES (1)`); err == nil {
 			if _, err = tx.ExecContext(ctx, `DELETE FROM probe`); err == nil {
@@ -113,9 +126,43 @@ func (s *recordStore) ready(ctx context.Context) error {
 	return nil
 }
 
-// openStore opens the database at path, or an in-memory one when path is
-// empty, and creates both tables.
+// openStore opens the database at path and creates both tables, or makes
+// an in-memory store that does so at its first use when path is empty.
 func openStore(path string, maxRows int) (*recordStore, error) {
+	s := &recordStore{maxRows: int64(maxRows), open: func() (*sql.DB, error) { return openDB(path) }}
+	if path != "" {
+		db, err := openDB(path)
+		if err != nil {
+			return nil, err
+		}
+		s.db.Store(db)
+	}
+	return s, nil
+}
+
+// database is the store's database, opened now if it was not yet: once,
+// whatever the requests that ask at the same time; an open that failed is
+// tried again by the next one.
+func (s *recordStore) database() (*sql.DB, error) {
+	if db := s.db.Load(); db != nil {
+		return db, nil
+	}
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	if db := s.db.Load(); db != nil {
+		return db, nil
+	}
+	db, err := s.open()
+	if err != nil {
+		return nil, err
+	}
+	s.db.Store(db)
+	return db, nil
+}
+
+// openDB opens the database at path, or an in-memory one when path is
+// empty, and creates both tables.
+func openDB(path string) (*sql.DB, error) {
 	dsn := ":memory:"
 	if path != "" {
 		// Created private: the table holds whatever clients sent. SQLite
@@ -150,7 +197,7 @@ func openStore(path string, maxRows int) (*recordStore, error) {
 			return nil, fmt.Errorf("create schema in %q: %w", path, err)
 		}
 	}
-	return &recordStore{db: db, maxRows: int64(maxRows)}, nil
+	return db, nil
 }
 
 // insert stores value in t (text, number or NULL) and prunes the oldest rows
@@ -158,7 +205,11 @@ func openStore(path string, maxRows int) (*recordStore, error) {
 // a failure of the store itself makes it unwritable (see ready).
 func (s *recordStore) insert(ctx context.Context, t table, value any) (err error) {
 	defer func() { s.failed(err) }()
-	tx, err := s.db.BeginTx(ctx, nil)
+	db, err := s.database()
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -183,9 +234,20 @@ func (s *recordStore) insert(ctx context.Context, t table, value any) (err error
 
 // count returns the number of rows t holds.
 func (s *recordStore) count(ctx context.Context, t table) (int64, error) {
+	db, err := s.database()
+	if err != nil {
+		return 0, err
+	}
 	var n int64
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM `+t.name).Scan(&n)
+	err = db.QueryRowContext(ctx, `SELECT count(*) FROM `+t.name).Scan(&n)
 	return n, err
 }
 
-func (s *recordStore) close() error { return s.db.Close() }
+func (s *recordStore) close() error {
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	if db := s.db.Load(); db != nil {
+		return db.Close()
+	}
+	return nil
+}
