@@ -177,7 +177,7 @@ kube-status:
 kube-down:
 	./scripts/kube-node.sh down
 
-## bench: the benchmark harness (wrk; nginx, HAProxy and Caddy as reference proxies; report in out/bench/report.md), then the Go benchmarks
+## bench: the benchmark harness (wrk; nginx, HAProxy and Caddy as reference proxies; report in out/bench/report.md; the floor table under a half-core quota in out/bench/floor.md, root needed; coverage's cost in out/bench/coverage-cost.md), then the Go benchmarks
 bench:
 	@command -v wrk >/dev/null && command -v nginx >/dev/null && command -v haproxy >/dev/null && command -v caddy >/dev/null || { echo "bench: installing wrk, nginx, HAProxy and Caddy from Debian"; apt-get update -qq >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk nginx-light haproxy caddy >/dev/null; }
 	$(GO) run ./tools/cmd/showcase-bench -out out/bench
@@ -187,7 +187,7 @@ bench:
 	$(GO) test -run '^$$' -bench Proxy -benchmem ./gateway/
 	$(GO) test -run '^$$' -bench StageRecording -benchtime 20000x ./gateway/
 	$(GO) test -run '^$$' -bench MutantCost -benchtime 5x ./gateway/
-	$(GO) test -run '^$$' -bench Coverage -benchtime 20000x ./gateway/
+	$(GO) test -run '^$$' -bench RequestParallel -cpu 1,2,4,8 -benchtime 100000x ./gateway/
 	$(GO) test -run '^$$' -bench BoardsOpen -benchtime 8000x ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/

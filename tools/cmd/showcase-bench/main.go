@@ -76,13 +76,28 @@ func main() {
 	dur := flag.Duration("duration", 5*time.Second, "wrk duration per round")
 	conns := flag.Int("connections", 64, "wrk connections")
 	proxies := flag.Bool("proxies", false, "only the proxies in front of the yardstick, for their table")
+	quota := flag.Float64("quota", 0.5, "the CPU quota, in cores, of each server in the floor table (a cgroup's; root needed)")
+	quotaOnly := flag.Bool("quota-only", false, "only the floor table: the floor, the one-process gateway, our gateway and Caddy as proxies, each under -quota")
+	quotaRounds := flag.Int("quota-rounds", 10, "rounds of the floor table: short ones, the four servers in turn in each, so that each pair is measured under the same machine")
+	quotaDur := flag.Duration("quota-duration", 2*time.Second, "wrk duration per server per round of the floor table")
+	covOnly := flag.Bool("coverage-cost", false, "only what API coverage counting costs a request: the gateway's BenchmarkRequestParallel built with and without it, in turn")
+	pin := flag.Bool("pin", false, "with -quota-only: pin the servers to cores 0..quota-1 and wrk and the upstream to the rest (scripts/bench-cores.sh)")
 	showVersion := flag.Bool("version", false, "print the version and exit")
 	flag.Parse()
 	if *showVersion {
 		fmt.Println("showcase-bench", version.String())
 		return
 	}
-	if err := run(*out, *rounds, *dur, *conns, *proxies); err != nil {
+	var err error
+	switch {
+	case *covOnly:
+		err = runCovCostOnly(*out)
+	case *quotaOnly:
+		err = runQuotaOnly(*out, *quota, *pin, *quotaRounds, *quotaDur, *conns)
+	default:
+		err = run(*out, *rounds, *dur, *conns, *proxies, quotaRun{cores: *quota, rounds: *quotaRounds, dur: *quotaDur})
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "showcase-bench:", err)
 		os.Exit(1)
 	}
@@ -278,40 +293,80 @@ type roundResult struct {
 	rss           map[string]float64 // MB after the round
 }
 
-func run(out string, rounds int, dur time.Duration, conns int, proxiesOnly bool) error {
+// build checks for wrk and builds the five programs into out/bin, which
+// it returns.
+func build(out string) (string, error) {
 	if _, err := exec.LookPath("wrk"); err != nil {
-		return errors.New("wrk is not installed (apt-get install wrk)")
+		return "", errors.New("wrk is not installed (apt-get install wrk)")
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+		return "", err
 	}
 	binDir, err := filepath.Abs(filepath.Join(out, "bin"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	fmt.Println("building")
 	for _, c := range []string{"gateway", "security-svc", "errors-svc", "conformance-svc", "performance-svc"} {
 		b := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(binDir, c), "./"+c+"/cmd/"+c)
 		b.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if o, err := b.CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", c, err, o)
+			return "", fmt.Errorf("build %s: %v\n%s", c, err, o)
 		}
+	}
+	return binDir, nil
+}
+
+// runQuotaOnly builds, measures the floor table under a quota of cores
+// and writes it to out/floor.md and stdout.
+func runQuotaOnly(out string, cores float64, pin bool, rounds int, dur time.Duration, conns int) error {
+	binDir, err := build(out)
+	if err != nil {
+		return err
+	}
+	qr, err := runQuota(out, binDir, cores, pin, rounds, dur, conns)
+	if err != nil {
+		return err
+	}
+	return writeFloor(out, qr)
+}
+
+// runCovCostOnly measures what API coverage costs and writes it to
+// out/coverage-cost.md and stdout.
+func runCovCostOnly(out string) error {
+	dir, err := filepath.Abs(filepath.Join(out, "bin"))
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return err
+	}
+	c, err := runCovCost(dir)
+	if err != nil {
+		return err
+	}
+	return writeCovCost(out, c, 0)
+}
+
+// writeFloor writes the floor table to out/floor.md and stdout, and its
+// one row by server cores to out/floor-row.md.
+func writeFloor(out string, qr *quotaRun) error {
+	t := qr.table()
+	fmt.Print("\n", t, "\n", rowHeader, qr.row())
+	if err := os.WriteFile(filepath.Join(out, "floor-row.md"), []byte(qr.row()), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "floor.md"), []byte("# The floor table\n\n"+t+"\n"+rowHeader+qr.row()), 0o644)
+}
+
+func run(out string, rounds int, dur time.Duration, conns int, proxiesOnly bool, quota quotaRun) error {
+	binDir, err := build(out)
+	if err != nil {
+		return err
 	}
 	self, _ := os.Executable()
 	var all []*proc
-	defer func() {
-		for _, p := range all { // SIGTERM: nginx's master takes its workers down with it
-			_ = p.cmd.Process.Signal(syscall.SIGTERM)
-			done := make(chan struct{})
-			go func() { _ = p.cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(5 * time.Second):
-				_ = p.cmd.Process.Kill()
-				<-done
-			}
-		}
-	}()
+	defer func() { stop(all) }()
 	launch := func(name, bin string, env ...string) (*proc, time.Duration, error) {
 		api, admin := freeAddr(), freeAddr()
 		p, took, err := start(name, bin, []string{"-addr", api, "-admin-addr", admin}, env, "http://"+admin+"/readyz")
@@ -492,7 +547,27 @@ func run(out string, rounds int, dur time.Duration, conns int, proxiesOnly bool)
 		return err
 	}
 
-	return report(out, targets, clientCPU, rate, &costs{ep9: ep9, ep10: ep10, idle1000: idle1000, busy1000: busy1000, fib: fib, fibRSS: fibRSS, fibCPU: fibCPU, iso: iso, load: ceil})
+	if err := report(out, targets, clientCPU, rate, &costs{ep9: ep9, ep10: ep10, idle1000: idle1000, busy1000: busy1000, fib: fib, fibRSS: fibRSS, fibCPU: fibCPU, iso: iso, load: ceil}); err != nil {
+		return err
+	}
+
+	// The floor table last, with everything above stopped: each server
+	// under the same quota, alternated.
+	stop(all)
+	all = nil
+	fmt.Printf("the floor table: each server under %v cores\n", quota.cores)
+	qr, err := runQuota(out, binDir, quota.cores, false, quota.rounds, quota.dur, conns)
+	if err != nil {
+		return err
+	}
+	if err := writeFloor(out, qr); err != nil {
+		return err
+	}
+	c, err := runCovCost(binDir)
+	if err != nil {
+		return err
+	}
+	return writeCovCost(out, c, qr.median(rowGateway, func(q quotaRound) float64 { return q.cpuPerReq }))
 }
 
 // ceilingStep is one rate the load tool was tried at.
@@ -606,11 +681,21 @@ func drivePaced(t *target, dur time.Duration, conns int, rate float64) (roundRes
 
 // drive runs one wrk round against t.
 func drive(t *target, dur time.Duration, conns int) (roundResult, error) {
+	return driveOn(t, dur, conns, "")
+}
+
+// driveOn runs one wrk round against t, wrk pinned to cpus (taskset's
+// list) unless empty.
+func driveOn(t *target, dur time.Duration, conns int, cpus string) (roundResult, error) {
 	before := map[string]int64{}
 	for _, p := range t.procs {
 		before[p.name] = p.cpuTicks()
 	}
-	out, err := exec.Command("wrk", "-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", int(dur.Seconds())), "--latency", t.base+missingField).CombinedOutput()
+	args := []string{"wrk", "-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", int(dur.Seconds())), "--latency", t.base + missingField}
+	if cpus != "" {
+		args = append([]string{"taskset", "-c", cpus}, args...)
+	}
+	out, err := exec.Command(args[0], args[1:]...).CombinedOutput()
 	if err != nil {
 		return roundResult{}, fmt.Errorf("wrk: %v\n%s", err, out)
 	}
