@@ -16,12 +16,21 @@ type part struct {
 
 // parts name the kinds of work, each by a test on a sample's stack (leaf
 // first), in the order they are tried: the first that matches takes the
-// sample. System calls come first, whoever makes them; then the runtime's
-// own work; then the code that asked for the rest.
+// sample. The request log comes first, its write included (it is what
+// LOG_REQUESTS switches); then system calls, whoever makes them; then the
+// runtime's own work; then the code that asked for the rest.
 var parts = []struct {
 	name  string
 	match func(stack []string) bool
 }{
+	{"the request log line (slog, its write included)", func(s []string) bool {
+		for _, f := range s {
+			if strings.HasPrefix(f, "log/slog.") {
+				return true
+			}
+		}
+		return false
+	}},
 	{"write system calls (the answer to the client, the request to the upstream; on loopback the sender also pays the receiver's TCP work)", leafUnder("syscall.write")},
 	{"read system calls", leafUnder("syscall.read")},
 	{"other system calls (epoll, futex, nanosleep: waiting and waking)", func(s []string) bool {

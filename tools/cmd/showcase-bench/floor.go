@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +32,9 @@ type quotaRun struct {
 	rounds   int
 	dur      time.Duration
 	measured []map[string]quotaRound
+	// parts is where the one-process gateway's CPU went, from a profile
+	// taken under the quota after the rounds.
+	parts []part
 }
 
 type quotaRound struct {
@@ -112,11 +117,17 @@ func runQuota(out, binDir string, cores float64, pin bool, rounds int, dur time.
 	}
 	// A gateway is ready when its admin port says so: its API answers
 	// before its services are all built.
+	var oneAdmin string
 	gateway := func(row string, env []string) error {
 		api, admin := freeAddr(), freeAddr()
+		if row == rowGateway {
+			oneAdmin = admin
+		}
 		return launch(row, "gateway", filepath.Join(binDir, "gateway"), []string{"-addr", api, "-admin-addr", admin}, env, api, "http://"+admin+"/readyz")
 	}
-	if err := gateway(rowGateway, nil); err != nil {
+	// The one process serves its profiles, for the one taken after the
+	// rounds (profiling costs nothing until asked).
+	if err := gateway(rowGateway, []string{"PPROF=true"}); err != nil {
 		return nil, err
 	}
 	var env []string
@@ -163,6 +174,16 @@ func runQuota(out, binDir string, cores float64, pin bool, rounds int, dur time.
 			got[row] = q
 		}
 		qr.measured = append(qr.measured, got)
+	}
+	fmt.Println("profiling the one-process gateway under the quota (a round of its own, not counted)")
+	t := targets[rowGateway]
+	t.gateway = &proc{admin: oneAdmin}
+	if err := profileTo(t, 5*time.Second, conns, loadCPUs, filepath.Join(out, "one-process.pprof")); err != nil {
+		return nil, err
+	}
+	qr.parts, err = breakdown(filepath.Join(out, "one-process.pprof"))
+	if err != nil {
+		return nil, err
 	}
 	return qr, nil
 }
@@ -236,6 +257,10 @@ func (qr *quotaRun) table() string {
 	w("| gateway / floor, CPU per request | **%.2f** | %s |\n", qr.ratio(rowGateway, rowFloor, cpu), each(rowGateway, rowFloor, cpu))
 	w("| proxy / Caddy, requests/s | **%.2f** | %s |\n", qr.ratio(rowProxy, rowCaddy, rps), each(rowProxy, rowCaddy, rps))
 	w("| proxy / Caddy, CPU per request | **%.2f** | %s |\n", qr.ratio(rowProxy, rowCaddy, cpu), each(rowProxy, rowCaddy, cpu))
+	if qr.parts != nil {
+		w("\nWhere the one-process gateway's CPU went, from a profile under the same quota after the rounds (one-process.pprof); µs per request are shares of the median %.1f µs above.\n\n", qr.median(rowGateway, cpu))
+		writeParts(w, qr.parts, qr.median(rowGateway, cpu))
+	}
 	return b.String()
 }
 
@@ -251,3 +276,50 @@ func (qr *quotaRun) row() string {
 
 // rowHeader heads the rows of row.
 const rowHeader = "| server cores | net/http floor req/s | gateway req/s | gateway / floor | gateway as proxy / Caddy |\n|---|---|---|---|---|\n"
+
+// writeParts writes a profile's parts as a table; with perRequest (µs)
+// above 0, each part's µs per request too.
+func writeParts(w func(string, ...any), parts []part, perRequest float64) {
+	if perRequest > 0 {
+		w("| part | share | µs per request |\n|---|---|---|\n")
+	} else {
+		w("| part | share |\n|---|---|\n")
+	}
+	for _, p := range parts {
+		if perRequest > 0 {
+			w("| %s | %.1f %% | %.1f |\n", p.name, 100*p.share, p.share*perRequest)
+		} else {
+			w("| %s | %.1f %% |\n", p.name, 100*p.share)
+		}
+	}
+}
+
+// profileTo takes a CPU profile of t's process (its admin port serves
+// pprof) while wrk drives it for dur, pinned to cpus unless empty, and
+// writes it to path.
+func profileTo(t *target, dur time.Duration, conns int, cpus, path string) error {
+	secs := max(1, int(dur.Seconds())-1)
+	got := make(chan error, 1)
+	go func() {
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", t.gateway.admin, secs))
+		if err != nil {
+			got <- err
+			return
+		}
+		defer resp.Body.Close()
+		f, err := os.Create(path)
+		if err != nil {
+			got <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		got <- errors.Join(err, f.Close())
+	}()
+	if _, err := driveOn(t, dur, conns, cpus); err != nil {
+		return err
+	}
+	if err := <-got; err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	return nil
+}

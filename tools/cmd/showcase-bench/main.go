@@ -80,6 +80,7 @@ func main() {
 	quotaOnly := flag.Bool("quota-only", false, "only the floor table: the floor, the one-process gateway, our gateway and Caddy as proxies, each under -quota")
 	quotaRounds := flag.Int("quota-rounds", 10, "rounds of the floor table: short ones, the four servers in turn in each, so that each pair is measured under the same machine")
 	quotaDur := flag.Duration("quota-duration", 2*time.Second, "wrk duration per server per round of the floor table")
+	partsOf := flag.String("parts", "", "only print where the CPU of a CPU profile (a file) went, by part, as make bench splits its profiles")
 	covOnly := flag.Bool("coverage-cost", false, "only what API coverage counting costs a request: the gateway's BenchmarkRequestParallel built with and without it, in turn")
 	pin := flag.Bool("pin", false, "with -quota-only: pin the servers to cores 0..quota-1 and wrk and the upstream to the rest (scripts/bench-cores.sh)")
 	showVersion := flag.Bool("version", false, "print the version and exit")
@@ -90,6 +91,11 @@ func main() {
 	}
 	var err error
 	switch {
+	case *partsOf != "":
+		var parts []part
+		if parts, err = breakdown(*partsOf); err == nil {
+			writeParts(func(f string, a ...any) { fmt.Printf(f, a...) }, parts, 0)
+		}
 	case *covOnly:
 		err = runCovCostOnly(*out)
 	case *quotaOnly:
