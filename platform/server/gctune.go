@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -19,7 +20,19 @@ import (
 // heaps alone, as GC tuners do (Uber's gctuner), makes the cycles ten times
 // rarer and costs at most this much memory under load; once the live heap
 // is over half of it, GOGC is back at 100 and nothing changes.
+//
+// GOGC is set after a cycle, for the live heap that cycle found; a live
+// heap that grows twentyfold before the next (sixteen clients sending
+// bodies of a megabyte at once) would meet a GOGC set for the small one,
+// and the heap could grow to five times it before a cycle came to set it
+// right. So while GOGC is above 100, a soft memory limit of memoryCeiling
+// stands behind it: past it the collector runs at once, and the cycle it
+// ends retunes GOGC to 100 and lifts the limit.
 const MinHeapTarget = 16 << 20
+
+// memoryCeiling is the memory limit while GOGC is above 100: the heap
+// target and room for the rest of the runtime's memory (stacks, metadata).
+const memoryCeiling = MinHeapTarget + 16<<20
 
 // maxGCPercent bounds the GOGC the tuner sets.
 const maxGCPercent = 1000
@@ -27,11 +40,12 @@ const maxGCPercent = 1000
 var tuneOnce sync.Once
 
 // TuneGC keeps the heap target at MinHeapTarget or twice the live heap,
-// whichever is larger, by setting GOGC after each collection. It does
-// nothing when GOGC is set in the environment: the operator's choice wins.
-// getenv is os.Getenv in production.
+// whichever is larger, by setting GOGC (and the memory limit behind it)
+// after each collection. It does nothing when GOGC or GOMEMLIMIT is set in
+// the environment: the operator's choice wins. getenv is os.Getenv in
+// production.
 func TuneGC(getenv func(string) string) {
-	if getenv("GOGC") != "" {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return
 	}
 	tuneOnce.Do(func() {
@@ -55,11 +69,25 @@ func arm() {
 	}, struct{}{})
 }
 
-// retune sets GOGC for the live heap the last cycle marked.
+// retune sets GOGC for the live heap the last cycle marked, and the memory
+// limit that stands behind a GOGC above 100.
 func retune() {
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(live)
-	debug.SetGCPercent(gcPercent(live[0].Value.Uint64()))
+	pct := gcPercent(live[0].Value.Uint64())
+	limit := int64(math.MaxInt64)
+	if pct > 100 {
+		limit = memoryCeiling
+	}
+	// The limit first when it falls, GOGC first when it rises: never a
+	// moment with a high GOGC and no ceiling.
+	if limit != math.MaxInt64 {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(pct)
+	} else {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // gcPercent is the GOGC whose target is MinHeapTarget for a live heap of

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -55,4 +57,66 @@ func TestTuneGC(t *testing.T) {
 			t.Fatalf("GOGC is %d after collections, want %d for a live heap of %d bytes", got, want, live[0].Value.Uint64())
 		}
 	}
+}
+
+
+// A live heap that grows fast, as sixteen clients sending a megabyte each
+// at once make it, does not meet a GOGC set for the small one: the memory
+// limit behind a high GOGC starts a cycle, which sets GOGC for the large
+// heap. The heap's target stays near twice the live heap, never the five
+// times GOGC 433 would allow.
+func TestTunedGCFollowsAGrowingHeap(t *testing.T) {
+	TuneGC(func(string) string { return "" })
+	read := func(name string) uint64 {
+		s := []metrics.Sample{{Name: name}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	runtime.GC()
+	time.Sleep(20 * time.Millisecond)
+	if read("/gc/gogc:percent") <= 100 {
+		t.Fatalf("GOGC %d with a small live heap: the tuner is not on", read("/gc/gogc:percent"))
+	}
+	const live = 96 << 20
+	var maxGoal atomic.Uint64
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if g := read("/gc/heap/goal:bytes"); g > maxGoal.Load() {
+				maxGoal.Store(g)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
+	}()
+	// Sixteen clients at once, each holding 6 MiB while it makes garbage.
+	var wg sync.WaitGroup
+	holds := make([][][]byte, 16)
+	for i := range holds {
+		wg.Go(func() {
+			for range live >> 20 / 16 {
+				holds[i] = append(holds[i], make([]byte, 1<<20))
+				for range 4 {
+					b := make([]byte, 1<<20)
+					b[0] = 1
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	<-sampled
+	runtime.KeepAlive(holds)
+	t.Logf("max goal %d MiB", maxGoal.Load()>>20)
+	if maxGoal.Load() > 3*live {
+		t.Errorf("the heap's target reached %d MiB for a live heap of %d MiB", maxGoal.Load()>>20, live>>20)
+	}
+	holds = nil
+	runtime.GC()
 }
