@@ -59,7 +59,6 @@ func TestTuneGC(t *testing.T) {
 	}
 }
 
-
 // A live heap that grows fast, as sixteen clients sending a megabyte each
 // at once make it, does not meet a GOGC set for the small one: the memory
 // limit behind a high GOGC starts a cycle, which sets GOGC for the large
