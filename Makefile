@@ -188,6 +188,7 @@ bench:
 	$(GO) test -run '^$$' -bench StageRecording -benchtime 20000x ./gateway/
 	$(GO) test -run '^$$' -bench MutantCost -benchtime 5x ./gateway/
 	$(GO) test -run '^$$' -bench RequestParallel -cpu 1,2,4,8 -benchtime 100000x ./gateway/
+	GOGC=off GOMEMLIMIT=2GiB $(GO) test -run '^$$' -bench RequestParallel -cpu 1,2,4,8 -benchtime 100000x ./gateway/
 	$(GO) test -run '^$$' -bench BoardsOpen -benchtime 8000x ./gateway/
 	$(GO) test -run '^$$' -bench Pages -benchmem ./gateway/web/
 	$(GO) test -run '^$$' -bench BodyMemory -benchtime 1x ./e2e/

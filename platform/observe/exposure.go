@@ -85,8 +85,9 @@ type ExposureLog struct {
 // exposureSlot is one defect's exposure: times in Unix nanoseconds, 0 for
 // none.
 type exposureSlot struct {
-	count       *Counter
-	first, last atomic.Int64
+	count *Counter
+	last  *Max // every request that triggers it offers its time
+	first atomic.Int64
 	index       atomic.Uint64
 	example     atomic.Pointer[example]
 }
@@ -107,7 +108,7 @@ func (l *ExposureLog) slot(defect string) *exposureSlot {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s, _ := l.slots.LoadOrStore(defect, &exposureSlot{count: NewCounter()})
+	s, _ := l.slots.LoadOrStore(defect, &exposureSlot{count: NewCounter(), last: NewMax()})
 	return s.(*exposureSlot)
 }
 
@@ -130,8 +131,7 @@ func (s *exposureSlot) record(r *http.Request, requestID string, index uint64, a
 	// its planted code ran: the first is the earliest, and the one that
 	// arrived first.
 	ns := at.UnixNano()
-	for old := s.last.Load(); ns > old && !s.last.CompareAndSwap(old, ns); old = s.last.Load() {
-	}
+	s.last.Offer(ns)
 	for old := s.first.Load(); (old == 0 || ns < old) && !s.first.CompareAndSwap(old, ns); old = s.first.Load() {
 	}
 	for old := s.index.Load(); index != 0 && (old == 0 || index < old) && !s.index.CompareAndSwap(old, index); old = s.index.Load() {
@@ -174,7 +174,7 @@ func (l *ExposureLog) Reset() time.Time {
 		s := v.(*exposureSlot)
 		s.count.Reset()
 		s.first.Store(0)
-		s.last.Store(0)
+		s.last.Reset()
 		s.index.Store(0)
 		s.example.Store(nil)
 		return true

@@ -102,3 +102,51 @@ func TestTriggerStampedWhenPlantedCodeRuns(t *testing.T) {
 		t.Fatalf("triggered at %v, recorded %+v: stamped later than the planted code ran", afterTrigger, e)
 	}
 }
+
+// A Max keeps the largest value offered, whichever shards the offers went
+// to.
+func TestMax(t *testing.T) {
+	t.Parallel()
+	m := observe.NewMax()
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			for j := range 1000 {
+				m.Offer(int64(i*1000 + j))
+			}
+		})
+	}
+	wg.Wait()
+	if got := m.Load(); got != 15999 {
+		t.Errorf("Load = %d, want 15999", got)
+	}
+	m.Reset()
+	if got := m.Load(); got != 0 {
+		t.Errorf("after Reset: %d", got)
+	}
+}
+
+// The IDs a process makes are unique, made on many goroutines at once
+// (each shard numbers its own), and sane.
+func TestNewRequestIDUnique(t *testing.T) {
+	t.Parallel()
+	ids := make([][]string, 16)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() {
+			for range 2000 {
+				ids[i] = append(ids[i], observe.NewRequestID())
+			}
+		})
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, some := range ids {
+		for _, id := range some {
+			if seen[id] || !observe.SaneRequestID(id) {
+				t.Fatalf("%q: made twice, or not sane", id)
+			}
+			seen[id] = true
+		}
+	}
+}

@@ -1,11 +1,11 @@
 package observe
 
 import (
-	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/hex"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 )
 
 // HeaderRequestID carries a request's ID from the client through the
@@ -16,20 +16,25 @@ const HeaderRequestID = "X-Request-Id"
 const MaxRequestIDLen = 128
 
 var (
-	idPrefix  = newPrefix()
-	idCounter atomic.Uint64
+	idPrefix = newPrefix()
+	// idCounters number the IDs a process makes, one counter a shard so
+	// that requests on many cores do not write one line: shard s of n
+	// makes the numbers s+n, s+2n, …, never another's.
+	idCounters = make([]paddedUint64, shardCount)
 )
 
 func newPrefix() string {
 	b := make([]byte, 6)
-	_, _ = rand.Read(b)
+	_, _ = crand.Read(b)
 	return hex.EncodeToString(b) + "-"
 }
 
 // NewRequestID makes an ID unique across processes: a random per-process
-// prefix and a counter.
+// prefix and a number no other ID of the process has.
 func NewRequestID() string {
-	return idPrefix + strconv.FormatUint(idCounter.Add(1), 10)
+	s := rand.Uint32() & uint32(len(idCounters)-1)
+	n := idCounters[s].v.Add(1)*uint64(len(idCounters)) + uint64(s)
+	return idPrefix + strconv.FormatUint(n, 10)
 }
 
 // SaneRequestID reports whether an incoming ID can be kept: 1 to 128

@@ -56,3 +56,42 @@ func (c *Counter) Reset() {
 		c.shards[i].v.Store(0)
 	}
 }
+
+// Max is the largest of the values given to it, kept like a Counter: a
+// value goes to a shard of its own, so cores giving ever larger values
+// (the time of each request) do not write one line; Load takes the
+// largest over the shards.
+type Max struct {
+	shards []paddedInt64
+}
+
+type paddedInt64 struct {
+	v atomic.Int64
+	_ [56]byte
+}
+
+// NewMax makes a Max at zero.
+func NewMax() *Max { return &Max{shards: make([]paddedInt64, shardCount)} }
+
+// Offer keeps v if it is larger than its shard's.
+func (m *Max) Offer(v int64) {
+	s := &m.shards[rand.Uint32()&uint32(len(m.shards)-1)].v
+	for old := s.Load(); v > old && !s.CompareAndSwap(old, v); old = s.Load() {
+	}
+}
+
+// Load is the largest value offered since the last Reset, 0 if none.
+func (m *Max) Load() int64 {
+	var v int64
+	for i := range m.shards {
+		v = max(v, m.shards[i].v.Load())
+	}
+	return v
+}
+
+// Reset sets it back to zero.
+func (m *Max) Reset() {
+	for i := range m.shards {
+		m.shards[i].v.Store(0)
+	}
+}
