@@ -11,7 +11,7 @@ import (
 // valid JSON, an object); it reports whether it was. encoding/json decides
 // validity; what is left, finding the members of a valid object, is a walk
 // that allocates nothing but an escaped key, cheaper than decoding the object
-// into a map at each request (BenchmarkCoverage). A key given twice is given
+// into a map at each request (BenchmarkRequestParallel). A key given twice is given
 // twice; the value is the member's raw JSON, spaces trimmed.
 func members(body []byte, fn func(key, value []byte)) bool {
 	if !utf8.Valid(body) || !json.Valid(body) {
