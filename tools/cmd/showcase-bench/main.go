@@ -631,28 +631,8 @@ func loadCeiling(base string, dur time.Duration) ([]ceilingStep, error) {
 // writes it (gateway.pprof) with its heaviest functions as text
 // (gateway-profile.txt), flat and cumulative.
 func profileGateway(t *target, dur time.Duration, conns int, bin, out string) error {
-	secs := max(1, int(dur.Seconds())-1)
-	got := make(chan error, 1)
-	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", t.gateway.admin, secs))
-		if err != nil {
-			got <- err
-			return
-		}
-		defer resp.Body.Close()
-		f, err := os.Create(filepath.Join(out, "gateway.pprof"))
-		if err != nil {
-			got <- err
-			return
-		}
-		_, err = io.Copy(f, resp.Body)
-		got <- errors.Join(err, f.Close())
-	}()
-	if _, err := drive(t, dur, conns); err != nil {
+	if err := profileTo(t, dur, conns, "", filepath.Join(out, "gateway.pprof")); err != nil {
 		return err
-	}
-	if err := <-got; err != nil {
-		return fmt.Errorf("profile: %w", err)
 	}
 	var text []byte
 	for _, sort := range []string{"-top", "-top -cum"} {
