@@ -85,11 +85,11 @@ type ExposureLog struct {
 // exposureSlot is one defect's exposure: times in Unix nanoseconds, 0 for
 // none.
 type exposureSlot struct {
-	count *Counter
-	last  *Max // every request that triggers it offers its time
-	first atomic.Int64
-	index       atomic.Uint64
-	example     atomic.Pointer[example]
+	count   *Counter
+	last    *Max // every request that triggers it offers its time
+	first   atomic.Int64
+	index   atomic.Uint64
+	example atomic.Pointer[example]
 }
 
 // example is the first request recorded for a defect.
