@@ -42,9 +42,11 @@ func rawAnswer(t *testing.T, base, req string, halfClose bool) answer {
 // two modes must answer each alike.
 func TestHostileInputBothModes(t *testing.T) {
 	t.Parallel()
+	// Every request's log line: the cases below read the lines of 4xx and
+	// 499 answers, which the default (5xx alone) leaves out.
 	modes := map[string]deployment{
-		"one process": startDeployment(t, false),
-		"split":       startDeployment(t, true),
+		"one process": startDeployment(t, false, "LOG_REQUESTS=all"),
+		"split":       startDeployment(t, true, "LOG_REQUESTS=all"),
 	}
 	both := func(t *testing.T, send func(t *testing.T, mode string, d deployment) answer) answer {
 		t.Helper()
