@@ -176,7 +176,6 @@ func (in *Instruments) end(r *http.Request, rec *recorder, routeOf func(*http.Re
 	in.metrics.observe(seriesKey{route, Method(r.Method), code}, took)
 	if rec.triggered {
 		rec.planted.count(r, rec.id, RequestIndexOf(rec.ResponseWriter), rec.triggeredAt)
-		rec.fields = append(rec.fields, slog.String("defect", rec.planted.defect))
 	}
 	in.logRequest(r, rec, route, code, took)
 }
@@ -209,6 +208,9 @@ func (in *Instruments) logRequest(r *http.Request, rec *recorder, route string, 
 		slog.String("remoteIP", r.RemoteAddr),
 	)
 	attrs = append(attrs, rec.fields...)
+	if rec.triggered { // built only for a line that is written
+		attrs = append(attrs, slog.String("defect", rec.planted.defect))
+	}
 	in.Logger.LogAttrs(ctx, level, "request", attrs...)
 }
 

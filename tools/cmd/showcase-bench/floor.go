@@ -176,9 +176,7 @@ func runQuota(out, binDir string, cores float64, pin bool, rounds int, dur time.
 		qr.measured = append(qr.measured, got)
 	}
 	fmt.Println("profiling the one-process gateway under the quota (a round of its own, not counted)")
-	t := targets[rowGateway]
-	t.gateway = &proc{admin: oneAdmin}
-	if err := profileTo(t, 5*time.Second, conns, loadCPUs, filepath.Join(out, "one-process.pprof")); err != nil {
+	if err := profileTo(targets[rowGateway], oneAdmin, 5*time.Second, conns, loadCPUs, filepath.Join(out, "one-process.pprof")); err != nil {
 		return nil, err
 	}
 	qr.parts, err = breakdown(filepath.Join(out, "one-process.pprof"))
@@ -210,8 +208,7 @@ func (qr *quotaRun) median(row string, f func(quotaRound) float64) float64 {
 	for _, r := range qr.measured {
 		v = append(v, f(r[row]))
 	}
-	slices.Sort(v)
-	return v[len(v)/2]
+	return medianFloat(v)
 }
 
 // ratio is the median over rounds of f(a's round) / f(b's round): each
@@ -221,8 +218,7 @@ func (qr *quotaRun) ratio(a, b string, f func(quotaRound) float64) float64 {
 	for _, r := range qr.measured {
 		v = append(v, f(r[a])/f(r[b]))
 	}
-	slices.Sort(v)
-	return v[len(v)/2]
+	return medianFloat(v)
 }
 
 // table is the quota run as Markdown: a row per server, then the ratios
@@ -294,14 +290,14 @@ func writeParts(w func(string, ...any), parts []part, perRequest float64) {
 	}
 }
 
-// profileTo takes a CPU profile of t's process (its admin port serves
-// pprof) while wrk drives it for dur, pinned to cpus unless empty, and
-// writes it to path.
-func profileTo(t *target, dur time.Duration, conns int, cpus, path string) error {
+// profileTo takes a CPU profile of t's process, whose admin port at admin
+// serves pprof, while wrk drives it for dur, pinned to cpus unless empty,
+// and writes it to path.
+func profileTo(t *target, admin string, dur time.Duration, conns int, cpus, path string) error {
 	secs := max(1, int(dur.Seconds())-1)
 	got := make(chan error, 1)
 	go func() {
-		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", t.gateway.admin, secs))
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", admin, secs))
 		if err != nil {
 			got <- err
 			return

@@ -631,7 +631,7 @@ func loadCeiling(base string, dur time.Duration) ([]ceilingStep, error) {
 // writes it (gateway.pprof) with its heaviest functions as text
 // (gateway-profile.txt), flat and cumulative.
 func profileGateway(t *target, dur time.Duration, conns int, bin, out string) error {
-	if err := profileTo(t, dur, conns, "", filepath.Join(out, "gateway.pprof")); err != nil {
+	if err := profileTo(t, t.gateway.admin, dur, conns, "", filepath.Join(out, "gateway.pprof")); err != nil {
 		return err
 	}
 	var text []byte

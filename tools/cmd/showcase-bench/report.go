@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 )
@@ -19,8 +18,7 @@ func medianOf(rs []roundResult, f func(roundResult) float64) float64 {
 	for _, r := range rs {
 		v = append(v, f(r))
 	}
-	slices.Sort(v)
-	return v[len(v)/2]
+	return medianFloat(v)
 }
 
 // costs are the figures measured after the rounds, for the full report.
@@ -39,8 +37,7 @@ func medianRatio(rs []roundResult, f func(i int, r roundResult) float64) float64
 	for i, r := range rs {
 		v = append(v, f(i, r))
 	}
-	slices.Sort(v)
-	return v[len(v)/2]
+	return medianFloat(v)
 }
 
 func report(out string, targets []*target, clientCPU, rate float64, c *costs) error {
