@@ -75,7 +75,10 @@ func TestQuantileIsNearestRank(t *testing.T) {
 
 // Against a server that answers everything with 404 the run fails, and
 // the report names a kind and the answer; the rate is held and progress
-// is printed.
+// is printed. The pace is held, not the count: vegeta ends an attack when
+// its duration is up, so on a starved machine (CI runs this beside the
+// e2e tests) the last few requests due may not be sent; it never sends
+// more than are due.
 func TestRunFailsOnAnswersNotSpecified(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
@@ -87,8 +90,8 @@ func TestRunFailsOnAnswersNotSpecified(t *testing.T) {
 	if !r.Failed() || len(r.Unexpected) == 0 || !strings.Contains(r.Unexpected[0], "answered 404") {
 		t.Fatalf("failed %v, unexpected %v", r.Failed(), r.Unexpected)
 	}
-	if r.Requests != 300 || r.StatusCodes["404"] != 300 {
-		t.Errorf("%d requests, codes %v; want 300 × 404", r.Requests, r.StatusCodes)
+	if r.Requests < 270 || r.Requests > 300 || uint64(r.StatusCodes["404"]) != r.Requests {
+		t.Errorf("%d requests, codes %v; want 270-300, every one 404", r.Requests, r.StatusCodes)
 	}
 	allowed := 0
 	for _, k := range r.Kinds {
@@ -98,8 +101,8 @@ func TestRunFailsOnAnswersNotSpecified(t *testing.T) {
 		}
 		allowed += k.Count - k.Unexpected
 	}
-	if r.Success != float64(allowed)/300 {
-		t.Errorf("success %v, want %d/300", r.Success, allowed)
+	if r.Success != float64(allowed)/float64(r.Requests) {
+		t.Errorf("success %v, want %d/%d", r.Success, allowed, r.Requests)
 	}
 	if !strings.Contains(progress.String(), "sent ") {
 		t.Errorf("no progress line: %q", progress.String())
