@@ -26,9 +26,19 @@ var cgroupRoot = "/sys/fs/cgroup"
 // period is the quota's period: the kernel's default, 100 ms.
 const period = 100 * time.Millisecond
 
+// The group's weight against the machine's other work, ten times the
+// default (cpu.weight 100 on v2, cpu.shares 1024 on v1): a server held to
+// half a core gets that half core when it asks for it, even while other
+// work keeps both cores busy. The quota, not the weight, is what limits it.
+const (
+	weightV2 = "1000"
+	sharesV1 = "10240"
+)
+
 // newCPUGroup makes the cgroup showcase-bench-<pid>-<name> holding what is
-// put in it to cores cores (0.5: half of one). It needs root, or a
-// delegated cgroup; the error says so.
+// put in it to cores cores (0.5: half of one), at a weight that gets it
+// those cores on a busy machine. It needs root, or a delegated cgroup; the
+// error says so.
 func newCPUGroup(name string, cores float64) (*cpuGroup, error) {
 	if cores <= 0 {
 		return nil, fmt.Errorf("cpu quota %v: want more than 0 cores", cores)
@@ -46,7 +56,7 @@ func newCPUGroup(name string, cores float64) (*cpuGroup, error) {
 			return nil, fmt.Errorf("enable the cpu controller: %w", err)
 		}
 		g = cpuGroup{dir: filepath.Join(cgroupRoot, leaf), v2: true}
-		write = map[string]string{"cpu.max": fmt.Sprintf("%d %d", quota, period.Microseconds())}
+		write = map[string]string{"cpu.max": fmt.Sprintf("%d %d", quota, period.Microseconds()), "cpu.weight": weightV2}
 	} else {
 		base := ""
 		for _, d := range []string{"cpu", "cpu,cpuacct"} {
@@ -59,13 +69,13 @@ func newCPUGroup(name string, cores float64) (*cpuGroup, error) {
 			return nil, fmt.Errorf("no cpu cgroup under %s (neither v2 nor v1's cpu controller)", cgroupRoot)
 		}
 		g = cpuGroup{dir: filepath.Join(base, leaf)}
-		write = map[string]string{"cpu.cfs_period_us": strconv.FormatInt(period.Microseconds(), 10), "cpu.cfs_quota_us": strconv.FormatInt(quota, 10)}
+		write = map[string]string{"cpu.cfs_period_us": strconv.FormatInt(period.Microseconds(), 10), "cpu.cfs_quota_us": strconv.FormatInt(quota, 10), "cpu.shares": sharesV1}
 	}
 	g.procs = filepath.Join(g.dir, "cgroup.procs")
 	if err := os.Mkdir(g.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make a cgroup (root needed): %w", err)
 	}
-	for _, f := range []string{"cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.max"} {
+	for _, f := range []string{"cpu.cfs_period_us", "cpu.cfs_quota_us", "cpu.max", "cpu.shares", "cpu.weight"} {
 		if v, ok := write[f]; ok {
 			if err := os.WriteFile(filepath.Join(g.dir, f), []byte(v), 0); err != nil {
 				_ = os.Remove(g.dir)

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,10 +16,11 @@ import (
 )
 
 // The floor table's cgroup holds a real server to half a core: the
-// gateway started in it runs on one thread (GOMAXPROCS 1, automaxprocs'
-// rounding down of the quota, where Go would take 2), the kernel throttles
-// it under load, and once it has ended the cgroup is removed: nothing of
-// the test is left on the machine.
+// gateway started in it is in it and runs on one thread (GOMAXPROCS 1,
+// automaxprocs' rounding down of the quota, where Go would take 2), the
+// kernel throttles the group under load and keeps it to half a core, and
+// once it has ended the cgroup is removed: nothing of the test is left on
+// the machine.
 func TestQuotaHoldsAServer(t *testing.T) {
 	if os.Geteuid() != 0 {
 		if os.Getenv("CI") != "" {
@@ -59,11 +62,29 @@ func TestQuotaHoldsAServer(t *testing.T) {
 	if !strings.Contains(string(metrics), "\ngo_sched_gomaxprocs_threads 1\n") {
 		t.Errorf("under half a core the gateway does not run on one thread:\n%s", grepLines(string(metrics), "gomaxprocs"))
 	}
-	// Load it from eight goroutines until the kernel throttles it (at
-	// once on an idle machine; on a busy one the clients may need longer
-	// to ask for more than half a core), 20 s at most.
-	deadline := time.Now().Add(20 * time.Second)
-	var periods, throttled int64
+	if b, _ := os.ReadFile(g.procs); !slices.Contains(strings.Fields(string(b)), strconv.Itoa(p.cmd.Process.Pid)) {
+		t.Errorf("the gateway (pid %d) is not in the group: its cgroup.procs holds %q", p.cmd.Process.Pid, b)
+	}
+	// The group must throttle what runs in it once that asks for more
+	// than half a core. The gateway under load asks for it only while its
+	// clients, outside the group, get the CPU to send enough, which on a
+	// busy machine they may not; so a spinner runs in the group beside it,
+	// and the group's weight gets the two their half core however busy the
+	// machine is.
+	sbin, sargs := g.wrap("/bin/sh", []string{"-c", "while :; do :; done"})
+	spin := exec.Command(sbin, sargs...)
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	spun := false
+	endSpin := func() {
+		if !spun {
+			spun = true
+			_ = spin.Process.Kill()
+			_ = spin.Wait()
+		}
+	}
+	defer endSpin()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 8 {
@@ -81,16 +102,33 @@ func TestQuotaHoldsAServer(t *testing.T) {
 			}
 		})
 	}
-	for time.Now().Before(deadline) {
+	var periods, throttled int64
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
 		if periods, throttled = g.throttled(); throttled > 0 {
 			break
 		}
 	}
-	close(done)
-	wg.Wait()
 	if throttled == 0 {
 		t.Errorf("under load: %d periods, none throttled: the quota does not hold it", periods)
+	}
+	// And what the two use together, over 3 s, is half a core: 150 clock
+	// ticks, with room for one period at either end and the ticks'
+	// rounding. Without the quota the spinner alone would take close to
+	// 300.
+	used := func() int64 { return p.cpuTicks() + ticksOf(spin.Process.Pid) }
+	u0, t0 := used(), time.Now()
+	time.Sleep(3 * time.Second)
+	u1, wall := used(), time.Since(t0)
+	close(done)
+	wg.Wait()
+	endSpin()
+	const ticksPerSecond = 100 // USER_HZ
+	limit := int64(0.5*wall.Seconds()*ticksPerSecond) + 15
+	if u1-u0 > limit {
+		t.Errorf("the group used %d ticks in %v, over half a core (at most %d)", u1-u0, wall.Round(time.Millisecond), limit)
+	} else {
+		t.Logf("the group used %d ticks in %v (at most %d)", u1-u0, wall.Round(time.Millisecond), limit)
 	}
 	stop(procs)
 	procs = nil
