@@ -219,6 +219,10 @@ func (p *proc) cpuTicks() int64 {
 	return total
 }
 
+// ticksPerSecond is how many clock ticks make a second in the CPU times
+// /proc gives (USER_HZ, 100 on Linux).
+const ticksPerSecond = 100
+
 func ticksOf(pid int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -544,7 +548,7 @@ func run(out string, rounds int, dur time.Duration, conns int, proxiesOnly bool,
 	hwm0, cpu0 := perf.status("VmHWM"), perf.cpuTicks()
 	fib := timeIt(client, "http://"+perf.api+fibPath+"?n=100000&searchTerm=1", 3)
 	fibRSS := perf.status("VmHWM") - hwm0
-	fibCPU := float64(perf.cpuTicks()-cpu0) / 100 / float64(len(fib)) // clock ticks are 1/100 s
+	fibCPU := float64(perf.cpuTicks()-cpu0) / ticksPerSecond / float64(len(fib))
 	iso := isolation(client, split.base)
 
 	fmt.Println("the load tool's ceiling: showcase-load against missing-field of the one-process service")
@@ -660,7 +664,7 @@ func drivePaced(t *target, dur time.Duration, conns int, rate float64) (roundRes
 	}
 	res := roundResult{rps: done / dur.Seconds(), cpuPerReq: map[string]float64{"client": client}, rss: map[string]float64{}}
 	for _, p := range t.procs {
-		res.cpuPerReq[p.name] = float64(p.cpuTicks()-before[p.name]) * 1e6 / 100 / done
+		res.cpuPerReq[p.name] = float64(p.cpuTicks()-before[p.name]) * 1e6 / ticksPerSecond / done
 	}
 	return res, nil
 }
@@ -713,7 +717,7 @@ func driveOn(t *target, dur time.Duration, conns int, cpus string) (roundResult,
 			}
 		}
 	}
-	tick := 1e6 / 100.0 // µs per clock tick (USER_HZ 100)
+	tick := 1e6 / float64(ticksPerSecond) // µs per clock tick
 	for _, p := range t.procs {
 		if requests > 0 {
 			res.cpuPerReq[p.name] = float64(p.cpuTicks()-before[p.name]) * tick / requests

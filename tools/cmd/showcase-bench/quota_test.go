@@ -76,14 +76,10 @@ func TestQuotaHoldsAServer(t *testing.T) {
 	if err := spin.Start(); err != nil {
 		t.Fatal(err)
 	}
-	spun := false
-	endSpin := func() {
-		if !spun {
-			spun = true
-			_ = spin.Process.Kill()
-			_ = spin.Wait()
-		}
-	}
+	endSpin := sync.OnceFunc(func() {
+		_ = spin.Process.Kill()
+		_ = spin.Wait()
+	})
 	defer endSpin()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -123,7 +119,6 @@ func TestQuotaHoldsAServer(t *testing.T) {
 	close(done)
 	wg.Wait()
 	endSpin()
-	const ticksPerSecond = 100 // USER_HZ
 	limit := int64(0.5*wall.Seconds()*ticksPerSecond) + 15
 	if u1-u0 > limit {
 		t.Errorf("the group used %d ticks in %v, over half a core (at most %d)", u1-u0, wall.Round(time.Millisecond), limit)
